@@ -1,0 +1,41 @@
+"""interp: a plugin-based framework for interpreting machine-learning models.
+
+The public face: ``get_registry()`` (what the installed plugins registered), ``plugin_manager()``
+(the loaded pluggy manager), the component contracts a plugin fills in, data loading and the
+``Explanation`` result type.
+"""
+
+from importlib.metadata import PackageNotFoundError, version as _version
+
+try:
+    __version__ = _version("interp")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0+unknown"
+
+from .components import Embedding, KernelOperator, Method, Option, Penalty, RidgeFamily
+from .data import Dataset, load_dataset
+from .errors import InputError, InterpError, PluginError
+from .hookspecs import hookimpl
+from .registry import get_registry, plugin_manager
+from .results import Explanation
+from .runner import RunContext
+
+__all__ = [
+    "__version__",
+    "Dataset",
+    "Embedding",
+    "Explanation",
+    "InputError",
+    "InterpError",
+    "KernelOperator",
+    "Method",
+    "Option",
+    "Penalty",
+    "PluginError",
+    "RidgeFamily",
+    "RunContext",
+    "get_registry",
+    "hookimpl",
+    "load_dataset",
+    "plugin_manager",
+]

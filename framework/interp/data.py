@@ -1,0 +1,285 @@
+"""Tabular input: CSV files, DataFrames, arrays and bundled data sets -> a validated Dataset.
+
+Every bad-input error of the command line is raised here, once, as an ``InputError`` with one
+line that names the problem.  Categorical columns are one-hot encoded with names such as
+``color=red``; a missing categorical value (empty cell, ``?`` stays ``?``) is a level of its own,
+``color=missing`` for empty cells.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+__all__ = ["Dataset", "load_dataset", "bundled_datasets", "check_finite", "MAX_CLASSES"]
+
+#: A target that is integer-valued with at most this many distinct values is a class label.
+MAX_CLASSES = 10
+
+
+@attrs.frozen(eq=False)
+class BundledDataset:
+    """A data set shipped inside the package (CSV + source note in ``interp/datasets``)."""
+
+    name: str
+    file: str
+    target: str
+    description: str
+    source: str
+
+
+BUNDLED = {
+    d.name: d
+    for d in (
+        BundledDataset(
+            "breast-cancer",
+            "breast_cancer.csv",
+            "malignant",
+            "Wisconsin diagnostic breast cancer: 569 rows, 30 numeric features, binary target",
+            "scikit-learn load_breast_cancer (BSD-3-Clause); UCI, CC BY 4.0",
+        ),
+        BundledDataset(
+            "diabetes",
+            "diabetes.csv",
+            "progression",
+            "Diabetes progression: 442 rows, 10 numeric features, numeric target",
+            "scikit-learn load_diabetes, unscaled (BSD-3-Clause); Efron et al. 2004",
+        ),
+        BundledDataset(
+            "house-votes-84",
+            "house_votes_84.csv",
+            "party",
+            "1984 US Congress votes: 435 rows, 16 categorical y/n/? votes, party as target",
+            "UCI Congressional Voting Records (CC BY 4.0), via gowriks12/Voting_data_analysis",
+        ),
+    )
+}
+
+
+def bundled_datasets() -> dict[str, BundledDataset]:
+    """The data sets shipped with interp, by name."""
+    return dict(BUNDLED)
+
+
+@attrs.frozen(eq=False)
+class Dataset:
+    """Validated data: ``X`` (float64, n x d) with ``feature_names``, target ``y`` (n,).
+
+    ``raw`` keeps the feature columns as read (before one-hot encoding) for methods that want
+    their own encoding; ``categorical`` names the columns that were one-hot encoded.
+    """
+
+    X: np.ndarray
+    y: np.ndarray | None
+    feature_names: tuple[str, ...]
+    target_name: str = "y"
+    name: str = "data"
+    raw: pd.DataFrame | None = None
+    categorical: tuple[str, ...] = ()
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def task(self) -> str:
+        """"classification" for text, boolean or small integer targets, else "regression"."""
+        if self.y is None:
+            raise InputError("this data set has no target")
+        y = self.y
+        if y.dtype.kind in "OUSb":
+            return "classification"
+        if np.all(np.mod(y, 1) == 0) and np.unique(y).size <= MAX_CLASSES:
+            return "classification"
+        return "regression"
+
+    @property
+    def classes(self) -> np.ndarray:
+        return np.unique(self.y)
+
+    def frame(self) -> pd.DataFrame:
+        """X as a DataFrame with the feature names as columns."""
+        return pd.DataFrame(self.X, columns=list(self.feature_names))
+
+    def require(self, task: str) -> None:
+        """Raise an InputError unless the target suits a method that needs ``task``."""
+        if task == "any":
+            return
+        if self.y is None:
+            raise InputError("this method needs a target column")
+        if task == "classification":
+            if self.classes.size < 2:
+                raise InputError(
+                    f"target {self.target_name!r} has a single class ({self.classes[0]!r}); "
+                    "a classifier needs at least two"
+                )
+        elif task == "regression" and self.y.dtype.kind in "OUSb":
+            raise InputError(f"target {self.target_name!r} is not numeric; this method regresses")
+
+
+def check_finite(X: np.ndarray, names: Sequence[str] | None = None, what: str = "X") -> None:
+    """Raise an InputError naming the first column and row holding NaN or inf."""
+    X = np.asarray(X)
+    if X.dtype.kind not in "fc":
+        return
+    bad = ~np.isfinite(X)
+    if not bad.any():
+        return
+    if X.ndim == 1:
+        row = int(np.argmax(bad))
+        raise InputError(f"{what} contains {X[row]} at row {row}")
+    row, col = (int(v) for v in np.argwhere(bad)[0])
+    label = names[col] if names is not None else f"column {col}"
+    raise InputError(f"{what} contains {X[row, col]} in {label!r} (row {row}, and {bad.sum()} cells in all)")
+
+
+def _numeric(series: pd.Series) -> pd.Series | None:
+    """The column as float if it is numeric (junk-free), None if it is categorical text."""
+    if pd.api.types.is_bool_dtype(series):
+        return series.astype(float)
+    if pd.api.types.is_numeric_dtype(series):
+        return series.astype(float)
+    text = series.dropna().astype(str).str.strip()
+    parsed = pd.to_numeric(text, errors="coerce")
+    n_numbers = int(parsed.notna().sum())
+    if n_numbers == 0 or text.empty:
+        return None
+    if n_numbers == len(text):
+        return pd.to_numeric(series.astype(str).str.strip().replace("", np.nan), errors="coerce")
+    if n_numbers >= len(text) / 2:
+        junk = text[parsed.isna()]
+        raise InputError(
+            f"column {series.name!r} mixes numbers and text (e.g. {junk.iloc[0]!r} at row "
+            f"{junk.index[0]}); clean it or make it all text"
+        )
+    return None
+
+
+def _encode(features: pd.DataFrame) -> tuple[np.ndarray, list[str], tuple[str, ...]]:
+    columns, names, categorical = [], [], []
+    for col in features.columns:
+        series = features[col]
+        values = _numeric(series)
+        if values is not None:
+            columns.append(values.to_numpy(dtype=float)[:, None])
+            names.append(str(col))
+            continue
+        categorical.append(str(col))
+        levels = series.astype(object).where(series.notna(), "missing").astype(str).str.strip()
+        for level in sorted(levels.unique()):
+            columns.append((levels == level).to_numpy(dtype=float)[:, None])
+            names.append(f"{col}={level}")
+    X = np.hstack(columns) if columns else np.empty((len(features), 0))
+    return X, names, tuple(categorical)
+
+
+def _target(series: pd.Series) -> np.ndarray:
+    if series.isna().any():
+        row = int(np.flatnonzero(series.isna().to_numpy())[0])
+        raise InputError(f"target {series.name!r} is missing at row {row}")
+    values = _numeric(series)
+    if values is not None:
+        y = values.to_numpy(dtype=float)
+        check_finite(y, what=f"target {series.name!r}")
+        return y
+    return series.astype(str).str.strip().to_numpy(dtype=object)
+
+
+def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data") -> Dataset:
+    """Validate a DataFrame whose column ``target`` is the label."""
+    if frame.shape[1] == 0 or frame.shape[0] == 0:
+        raise InputError(f"data set {name!r} is empty")
+    frame = frame.rename(columns=str)
+    if target is not None and target not in frame.columns:
+        shown = ", ".join(list(frame.columns)[:12])
+        raise InputError(f"target column {target!r} not found; columns are: {shown}")
+    if len(frame) < 2:
+        raise InputError(f"data set {name!r} has {len(frame)} row; at least 2 are needed")
+    features = frame.drop(columns=[target]) if target is not None else frame
+    if features.shape[1] == 0:
+        raise InputError(f"data set {name!r} has no feature columns besides the target")
+    X, names, categorical = _encode(features)
+    check_finite(X, names)
+    y = _target(frame[target]) if target is not None else None
+    return Dataset(X, y, tuple(names), target or "", name, features.reset_index(drop=True), categorical)
+
+
+def from_arrays(
+    X: Any, y: Any = None, feature_names: Sequence[str] | None = None, name: str = "data"
+) -> Dataset:
+    """Validate numeric arrays (n x d) and an optional target."""
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise InputError(f"X must be numeric: {err}") from None
+    if X.ndim != 2:
+        raise InputError(f"X must be 2-D (rows x features), got shape {X.shape}")
+    if X.shape[0] < 2:
+        raise InputError(f"X has {X.shape[0]} row; at least 2 are needed")
+    if feature_names is None:
+        feature_names = [f"x{i}" for i in range(X.shape[1])]
+    if len(feature_names) != X.shape[1]:
+        raise InputError(f"{len(feature_names)} feature names for {X.shape[1]} columns")
+    check_finite(X, feature_names)
+    if y is not None:
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise InputError(f"y has shape {y.shape}; expected ({X.shape[0]},) to match X")
+        y = _target(pd.Series(y, name="y"))
+    return Dataset(X, y, tuple(map(str, feature_names)), "y", name)
+
+
+def read_csv(path: str | Path) -> pd.DataFrame:
+    """Read a CSV with a header row, with one-line errors for missing, empty or broken files."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"data file {str(path)!r} not found")
+    try:
+        frame = pd.read_csv(path, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"data file {str(path)!r} is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        first = str(err).strip().splitlines()[0]
+        raise InputError(f"cannot parse {str(path)!r} as CSV: {first}") from None
+    return frame
+
+
+def load_dataset(
+    source: Any, target: str | None = None, *, y: Any = None, feature_names: Sequence[str] | None = None
+) -> Dataset:
+    """Load data for a method.
+
+    ``source`` is a bundled data-set name (``interp datasets`` lists them), a CSV path, a
+    pandas DataFrame (with ``target`` naming the label column) or a numeric array (with ``y``).
+    """
+    if isinstance(source, Dataset):
+        return source
+    if isinstance(source, pd.DataFrame):
+        if y is not None:
+            return from_arrays(source.to_numpy(), y, list(map(str, source.columns)))
+        return from_frame(source, target)
+    if isinstance(source, (str, Path)):
+        if str(source) in BUNDLED and not Path(source).exists():
+            info = BUNDLED[str(source)]
+            ref = resources.files("interp") / "datasets" / info.file
+            with resources.as_file(ref) as path:
+                frame = read_csv(path)
+            return from_frame(frame, target or info.target, name=info.name)
+        if target is None:
+            if not Path(source).exists():
+                known = ", ".join(BUNDLED)
+                raise InputError(f"unknown data set {str(source)!r}; bundled: {known} (or a CSV path)")
+            raise InputError("a CSV file needs --target naming the label column")
+        return from_frame(read_csv(source), target, name=Path(source).stem)
+    return from_arrays(source, y, feature_names)

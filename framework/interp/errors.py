@@ -1,0 +1,13 @@
+"""Exceptions the core and plugins raise; the CLI turns them into one-line messages."""
+
+
+class InterpError(Exception):
+    """Base class for every error interp raises on purpose."""
+
+
+class InputError(InterpError, ValueError):
+    """Bad user input (data, options, formula).  A ValueError, so scikit-learn checks accept it."""
+
+
+class PluginError(InterpError):
+    """A plugin failed to load, or registered something invalid or duplicated."""

@@ -1,0 +1,160 @@
+"""The command line, through click's CliRunner: every command and every bad-input case."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import interp
+from interp import hookimpl
+from interp.cli import cli
+from interp.testing import registered
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+    return invoke
+
+
+def test_version(run):
+    result = run("--version")
+    assert result.exit_code == 0 and interp.__version__ in result.output
+
+
+def test_datasets_lists_bundled_sets(run):
+    result = run("datasets")
+    assert result.exit_code == 0
+    for name in ("breast-cancer", "diabetes", "house-votes-84"):
+        assert name in result.output
+
+
+def test_plugins_text_and_json(run, toy_plugin):
+    text = run("plugins")
+    assert text.exit_code == 0 and "toy" in text.output and "methods: toy, toyclf" in text.output
+    rows = json.loads(run("plugins", "--json").output)
+    toy = next(r for r in rows if r["name"] == "toy")
+    assert toy["status"] == "loaded" and toy["registered"] == {"methods": ["toy", "toyclf"]}
+    assert {"name", "version", "source", "status", "error", "registered"} <= set(toy)
+
+
+def test_run_with_dataset_text_and_json(run, toy_plugin):
+    text = run("run", "--plugin", "toy", "--dataset", "diabetes", "--quiet")
+    assert text.exit_code == 0, text.output
+    assert text.output.startswith("toy") and "mean" in text.output
+    result = run("run", "--plugin", "toy", "--dataset", "diabetes", "--format", "json", "--scale", "2",
+                 "--label", "other", "--no-center", "--seed", "7")
+    out = json.loads(result.output)
+    assert {"plugin", "dataset", "params", "metrics", "explanation"} <= set(out)
+    assert out["plugin"] == "toy" and out["dataset"] == "diabetes"
+    assert out["params"] == {"scale": 2.0, "label": "other", "center": False, "seed": 7}
+    assert out["metrics"]["mean"] == pytest.approx(2 * interp.load_dataset("diabetes").y.mean())
+
+
+def test_run_with_csv_and_out_dir_then_show(run, toy_plugin, csv_file, tmp_path):
+    path = csv_file("a,b,y\n1,x,1\n2,y,3\n3,x,5\n")
+    result = run("run", "--plugin", "toy", "--data", path, "--target", "y", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    saved = json.loads((tmp_path / "out" / "explanation.json").read_text())
+    assert saved["explanation"]["features"] == ["a", "b=x", "b=y"] and saved["dataset"] == "data"
+    shown = run("show", tmp_path / "out")
+    assert shown.exit_code == 0 and "toy: mean 3.000" in shown.output
+
+
+def test_method_help_shows_its_own_options(run, toy_plugin):
+    result = run("run", "--plugin", "toy", "--help")
+    assert result.exit_code == 0
+    assert "--scale FLOAT" in result.output and "--label [toy|other]" in result.output
+    assert "--center / --no-center" in result.output and "Predict the mean" in result.output
+
+
+def test_unknown_plugin_exits_2_and_lists_available(run, toy_plugin):
+    result = run("run", "--plugin", "nope", "--dataset", "diabetes")
+    assert result.exit_code == 2
+    assert "unknown plugin 'nope'; available:" in result.output and "toy" in result.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--data", "missing.csv", "--target", "y"], "data file 'missing.csv' not found"),
+        (["--dataset", "nope"], "unknown data set 'nope'; bundled: breast-cancer"),
+        ([], "give either --data FILE.csv --target COLUMN or --dataset NAME"),
+        (["--dataset", "diabetes", "--data", "x.csv", "--target", "y"], "give either"),
+        (["--data", "x.csv"], "--data needs --target"),
+        (["--dataset", "diabetes", "--scale", "abc"], "'abc' is not a valid float"),
+    ],
+)
+def test_bad_run_arguments_exit_2(run, toy_plugin, args, message):
+    result = run("run", "--plugin", "toy", *args)
+    assert result.exit_code == 2 and message in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "text, target, message",
+    [
+        ("", "y", "is empty"),
+        ("a,b\n1,2\n3,4\n", "y", "target column 'y' not found"),
+        ("a,y\n1,2\n", "y", "at least 2 are needed"),
+        ("a,y\n1,1\n2,0\nabc,1\n3,0\n", "y", "column 'a' mixes numbers and text"),
+        ("a,y\n1,1\nnan,0\n3,1\n", "y", "X contains nan in 'a'"),
+        ("a,y\n1,1\n-inf,0\n3,1\n", "y", "X contains -inf in 'a'"),
+    ],
+)
+def test_bad_data_files_get_one_line(run, toy_plugin, csv_file, text, target, message):
+    result = run("run", "--plugin", "toy", "--data", csv_file(text), "--target", target)
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and message in errors[0]
+
+
+def test_single_class_target_for_a_classifier(run, toy_plugin, csv_file):
+    result = run("run", "--plugin", "toyclf", "--data", csv_file("a,y\n1,1\n2,1\n3,1\n"), "--target", "y")
+    assert result.exit_code == 2 and "single class" in result.output
+
+
+def test_model_file_needs_explicit_trust(run, toy_plugin, tmp_path):
+    import joblib
+
+    joblib.dump({"model": 1}, tmp_path / "m.joblib")
+    refused = run("run", "--plugin", "toy", "--dataset", "diabetes", "--model-file", tmp_path / "m.joblib")
+    assert refused.exit_code == 2 and "runs code from the file" in refused.output
+    trusted = run("run", "--plugin", "toy", "--dataset", "diabetes", "--model-file", tmp_path / "m.joblib",
+                  "--trust-model-file", "--quiet")
+    assert trusted.exit_code == 0, trusted.output
+
+
+def test_show_on_a_folder_that_is_not_a_run(run, tmp_path):
+    result = run("show", tmp_path)
+    assert result.exit_code == 2 and "not a saved run" in result.output
+
+
+class CommandPlugin:
+    @hookimpl
+    def register_commands(self, cli):
+        import click
+
+        @cli.command("hello")
+        def hello():
+            """Say hello."""
+            click.echo("hello from a plugin")
+
+        @cli.command("plugins")
+        def clash():
+            """Tries to replace a built-in."""
+
+
+def test_plugins_can_add_commands_but_not_replace_builtins(toy_plugin):
+    import interp.cli as cli_module
+
+    with registered(CommandPlugin(), "commands"):
+        group = cli_module.InterpGroup(commands=dict(cli.commands))
+        result = CliRunner().invoke(group, ["hello"])
+        assert result.exit_code == 0 and "hello from a plugin" in result.output
+        assert "clashes with a built-in" in result.output
+        assert group.get_command(None, "plugins") is cli.commands["plugins"]

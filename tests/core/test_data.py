@@ -1,0 +1,106 @@
+"""Data loading: CSV, DataFrame, arrays, bundled sets; every bad input is one clear InputError."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from interp import InputError, load_dataset
+from interp.data import bundled_datasets, check_finite
+
+
+def test_csv_with_numeric_and_categorical_columns(csv_file):
+    path = csv_file("""
+        size,color,label
+        1.5,red,a
+        2.0,blue,b
+        3.5,red,a
+    """)
+    data = load_dataset(path, "label")
+    assert data.feature_names == ("size", "color=blue", "color=red")
+    np.testing.assert_array_equal(data.X, [[1.5, 0, 1], [2.0, 1, 0], [3.5, 0, 1]])
+    assert list(data.y) == ["a", "b", "a"] and data.task == "classification"
+    assert data.categorical == ("color",) and data.name == "data"
+    assert list(data.raw.columns) == ["size", "color"]
+
+
+def test_missing_categorical_value_is_its_own_level(csv_file):
+    data = load_dataset(csv_file("v,c,y\n1,?,0\n2,,1\n3,x,0\n"), "y")
+    assert data.feature_names == ("v", "c=?", "c=missing", "c=x")
+
+
+def test_dataframe_and_arrays_carry_feature_names():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [0, 1, 0], "t": [0.5, 1.5, 2.5]})
+    data = load_dataset(frame, "t")
+    assert data.feature_names == ("a", "b") and data.task == "regression"
+    arrays = load_dataset(np.eye(3), y=[1.0, 2.5, 3.0], feature_names=["p", "q", "r"])
+    assert arrays.feature_names == ("p", "q", "r") and arrays.task == "regression"
+    unnamed = load_dataset(np.eye(3), y=[0, 1, 0])
+    assert unnamed.feature_names == ("x0", "x1", "x2")
+
+
+@pytest.mark.parametrize("name", sorted(bundled_datasets()))
+def test_bundled_datasets_load_without_download(name):
+    data = load_dataset(name)
+    assert data.n_samples > 100 and data.n_features >= 10
+    assert np.isfinite(data.X).all()
+
+
+def test_bundled_tasks():
+    assert load_dataset("breast-cancer").task == "classification"
+    assert load_dataset("diabetes").task == "regression"
+    votes = load_dataset("house-votes-84")
+    assert set(votes.classes) == {"democrat", "republican"}
+    assert "physician_fee_freeze=y" in votes.feature_names
+    assert set(np.unique(votes.X)) == {0.0, 1.0}
+
+
+@pytest.mark.parametrize(
+    "text, target, message",
+    [
+        ("a,b\n1,2\n3,4\n", "y", "target column 'y' not found; columns are: a, b"),
+        ("a,y\n1,2\n", "y", "has 1 row; at least 2 are needed"),
+        ("a,y\n1,1\n2,0\nabc,1\n3,0\n4.5,1\n", "y", "column 'a' mixes numbers and text \\(e.g. 'abc' at row 2\\)"),
+        ("a,y\n1,1\n,0\n3,1\n", "y", "X contains nan in 'a' \\(row 1"),
+        ("a,y\n1,1\ninf,0\n3,1\n", "y", "X contains inf in 'a' \\(row 1"),
+        ("a,y\n1,1\n2,\n3,1\n", "y", "target 'y' is missing at row 1"),
+        ("y\n1\n2\n", "y", "no feature columns besides the target"),
+    ],
+)
+def test_bad_csv_input(csv_file, text, target, message):
+    with pytest.raises(InputError, match=message):
+        load_dataset(csv_file(text), target)
+
+
+def test_missing_and_empty_files(tmp_path):
+    with pytest.raises(InputError, match="not found"):
+        load_dataset(tmp_path / "nope.csv", "y")
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(InputError, match="is empty"):
+        load_dataset(tmp_path / "empty.csv", "y")
+    with pytest.raises(InputError, match="needs --target"):
+        load_dataset(tmp_path / "empty.csv")
+
+
+def test_array_shape_errors():
+    with pytest.raises(InputError, match="2-D"):
+        load_dataset(np.ones(3), y=[1, 2, 3])
+    with pytest.raises(InputError, match="y has shape \\(2,\\); expected \\(3,\\)"):
+        load_dataset(np.ones((3, 2)), y=[1, 2])
+    with pytest.raises(InputError, match="2 feature names for 3 columns"):
+        load_dataset(np.ones((3, 3)), y=[1, 2, 3], feature_names=["a", "b"])
+
+
+def test_single_class_target_is_refused_for_classifiers(csv_file):
+    data = load_dataset(csv_file("a,y\n1,yes\n2,yes\n"), "y")
+    with pytest.raises(InputError, match="single class \\('yes'\\)"):
+        data.require("classification")
+    with pytest.raises(InputError, match="not numeric"):
+        data.require("regression")
+    data.require("any")
+
+
+def test_check_finite_names_the_column():
+    X = np.ones((3, 2))
+    X[2, 1] = np.nan
+    with pytest.raises(InputError, match="'b' \\(row 2"):
+        check_finite(X, ["a", "b"])
