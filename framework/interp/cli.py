@@ -12,7 +12,7 @@ import click
 
 from . import __version__
 from .components import Option
-from .data import bundled_datasets, load_dataset
+from .data import Dataset, bundled_datasets, load_dataset
 from .errors import InterpError
 from .registry import PluginWarning, call_command_hooks, get_registry
 from .runner import RunContext, run_method
@@ -137,6 +137,19 @@ def _unknown_plugin(name: str) -> None:
     fail(f"unknown plugin {name!r}; available: {available}")
 
 
+def _load_data(data: str | None, target: str | None, dataset: str | None) -> Dataset:
+    """The data named by --data/--target or --dataset, or a one-line exit 2."""
+    if (data is None) == (dataset is None):
+        fail("give either --data FILE.csv --target COLUMN or --dataset NAME (see interp datasets)")
+    if data is not None and target is None:
+        fail("--data needs --target naming the label column")
+    try:
+        return load_dataset(dataset if dataset is not None else data, target)
+    except InterpError as err:
+        fail(str(err))
+    raise AssertionError("unreachable")
+
+
 class RunCommand(click.Command):
     """`interp run`: the chosen method's own options are added once --plugin is known."""
 
@@ -158,10 +171,7 @@ def _run(ctx: click.Context, plugin: str, data: str | None, target: str | None, 
          out: str | None, fmt: str, seed: int, quiet: bool, n_jobs: int | None, model_file: str | None,
          trust_model_file: bool, **options: Any) -> None:
     """Run one interpretation method on a data set (see --plugin NAME --help for its options)."""
-    if (data is None) == (dataset is None):
-        fail("give either --data FILE.csv --target COLUMN or --dataset NAME (see interp datasets)")
-    if data is not None and target is None:
-        fail("--data needs --target naming the label column")
+    loaded = _load_data(data, target, dataset)
     model = None
     if model_file is not None:
         if not trust_model_file:
@@ -174,7 +184,6 @@ def _run(ctx: click.Context, plugin: str, data: str | None, target: str | None, 
         except Exception as err:  # noqa: BLE001 - any unpickling failure is the file's problem
             fail(f"cannot load model file {model_file!r}: {type(err).__name__}: {err}")
     try:
-        loaded = load_dataset(dataset if dataset is not None else data, target)
         run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs,
                              model=model)
         explanation = run_method(plugin, loaded, options, run_ctx)
@@ -223,6 +232,44 @@ def show_command(run_dir: str, as_json: bool) -> None:
     except InterpError as err:
         fail(str(err))
     click.echo(explanation.to_json() if as_json else explanation.summary())
+
+
+@cli.command("report")
+@click.option("--data", type=click.Path(), help="CSV file with a header row.")
+@click.option("--target", help="The label column of --data.")
+@click.option("--dataset", help="A bundled data set (see interp datasets).")
+@click.option("--plugins", "plugins", help="Comma-separated methods to run (default: all installed).")
+@click.option("--out", type=click.Path(file_okay=False), default="interp-report", show_default=True,
+              help="Folder for report.html and each method's saved run.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def report_command(data: str | None, target: str | None, dataset: str | None, plugins: str | None, out: str,
+                   seed: int, quiet: bool) -> None:
+    """Run several methods on one data set and write one self-contained HTML page."""
+    from .report import Failure, render_html
+
+    loaded = _load_data(data, target, dataset)
+    methods = _loaded_registry().methods
+    names = [p.strip() for p in plugins.split(",") if p.strip()] if plugins else sorted(methods)
+    for name in names:
+        if name not in methods:
+            _unknown_plugin(name)
+    results: list = []
+    for name in names:
+        if not quiet:
+            click.echo(f"running {name} ...", err=True)
+        try:
+            explanation = run_method(name, loaded, {}, RunContext(seed=seed, quiet=quiet))
+        except (InterpError, ValueError) as err:
+            results.append(Failure(name, str(err).strip().splitlines()[0]))
+            continue
+        save_run(explanation, Path(out) / name)
+        results.append(explanation)
+    page = Path(out) / "report.html"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(render_html(results, f"interp report: {loaded.name}"), encoding="utf-8")
+    failed = [r.plugin for r in results if isinstance(r, Failure)]
+    click.echo(f"wrote {page}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""))
 
 
 def main() -> None:

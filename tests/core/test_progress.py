@@ -1,0 +1,38 @@
+"""Progress: callbacks always, a bar only on a terminal and never when quiet."""
+
+import io
+
+from interp import progress
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_callbacks_follow_every_step():
+    seen = []
+    with progress.on_progress(lambda desc, done, total: seen.append((desc, done, total))):
+        assert list(progress.track(range(3), "terms")) == [0, 1, 2]
+    assert seen == [("terms", 1, 3), ("terms", 2, 3), ("terms", 3, 3)]
+
+
+def test_bar_on_a_terminal_only(monkeypatch):
+    tty = FakeTerminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    list(progress.track(range(4), "grid"))
+    assert "grid [" in tty.getvalue() and "4/4" in tty.getvalue()
+
+    pipe = io.StringIO()
+    monkeypatch.setattr("sys.stderr", pipe)
+    list(progress.track(range(4), "grid"))
+    assert pipe.getvalue() == ""
+
+
+def test_quiet_silences_the_bar_but_not_callbacks(monkeypatch):
+    tty = FakeTerminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    seen = []
+    with progress.quiet(), progress.on_progress(lambda *a: seen.append(a)):
+        list(progress.track(iter(range(2)), "paths"))
+    assert tty.getvalue() == "" and seen == [("paths", 1, None), ("paths", 2, None)]
