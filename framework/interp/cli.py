@@ -163,6 +163,9 @@ class RunCommand(click.Command):
                 _unknown_plugin(name)
             self.params += [_click_option(opt) for opt in methods[name].options]
             self.help = f"Run the {name!r} method: {methods[name].summary}"
+        elif "--help" in args:
+            methods = _loaded_registry().methods
+            self.epilog = "Installed methods: " + (", ".join(sorted(methods)) or "none")
         return super().make_context(info_name, args, parent, **extra)
 
 

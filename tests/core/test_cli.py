@@ -36,7 +36,7 @@ def test_datasets_lists_bundled_sets(run):
 def test_plugins_text_and_json(run, toy_plugin):
     text = run("plugins")
     assert text.exit_code == 0 and "toy" in text.output and "methods: toy, toyclf" in text.output
-    rows = json.loads(run("plugins", "--json").output)
+    rows = json.loads(run("plugins", "--json").stdout)
     toy = next(r for r in rows if r["name"] == "toy")
     assert toy["status"] == "loaded" and toy["registered"] == {"methods": ["toy", "toyclf"]}
     assert {"name", "version", "source", "status", "error", "registered"} <= set(toy)
@@ -48,7 +48,7 @@ def test_run_with_dataset_text_and_json(run, toy_plugin):
     assert text.output.startswith("toy") and "mean" in text.output
     result = run("run", "--plugin", "toy", "--dataset", "diabetes", "--format", "json", "--scale", "2",
                  "--label", "other", "--no-center", "--seed", "7")
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)
     assert {"plugin", "dataset", "params", "metrics", "explanation"} <= set(out)
     assert out["plugin"] == "toy" and out["dataset"] == "diabetes"
     assert out["params"] == {"scale": 2.0, "label": "other", "center": False, "seed": 7}

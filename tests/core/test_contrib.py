@@ -21,7 +21,7 @@ def _install_contrib(install_fake):
 
 def test_contrib_plugin_is_listed_with_what_it_registered(install_fake):
     project = _install_contrib(install_fake)
-    rows = json.loads(CliRunner().invoke(cli, ["plugins", "--json"]).output)
+    rows = json.loads(CliRunner().invoke(cli, ["plugins", "--json"]).stdout)
     example = next(r for r in rows if r["name"] == "example")
     assert example["source"] == project["name"] == "interp-example-plugin"
     assert example["status"] == "loaded" and example["version"] == "0.1.0"
