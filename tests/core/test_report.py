@@ -1,11 +1,14 @@
 """`interp report`: one self-contained HTML page with a section per method; images decode."""
 
 import base64
+import shutil
+import subprocess
 import io
 from html.parser import HTMLParser
 
 import matplotlib.image
 import matplotlib.pyplot as plt
+import pytest
 from click.testing import CliRunner
 
 import interp
@@ -71,3 +74,29 @@ def test_report_has_every_section_and_inline_images(tmp_path):
 def test_report_unknown_plugin_exits_2(tmp_path):
     result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "nope", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "unknown plugin 'nope'" in result.output
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed on this machine")
+def test_report_renders_in_headless_chromium(tmp_path):
+    with registered(ReportPlugin(), "reporting"):
+        result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "plotter",
+                                          "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "report.html").as_uri()
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0"]
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert '<section id="plotter">' in dom.stdout and "<math" in dom.stdout
+    problems = [line for line in dom.stderr.splitlines()
+                if "CONSOLE" in line or "Failed to load resource" in line or "net::ERR_FILE" in line]
+    assert problems == []
+    shot = tmp_path / "shot.png"
+    subprocess.run([CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1200,1600", page],
+                   capture_output=True, timeout=120, check=True)
+    image = matplotlib.image.imread(shot)
+    assert image.std() > 0.01  # something was drawn, not a blank page
