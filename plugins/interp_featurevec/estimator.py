@@ -1,0 +1,280 @@
+"""``FeatureVectors``: the scikit-learn estimator of Algorithm 1 (Ghorbani et al., 2022)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from interp.errors import InputError
+
+from . import embedding as _emb
+from .histforest import HistForest, heap_to_children
+from .paths import cooccurrence, ensemble_trees, extract_paths, tree_arrays
+from .sparseforest import SparseHistForest
+
+DEPTH_GRID = (2, 3, 4, 5, 6)
+EMPTY_MESSAGE = ("no root-to-leaf path has two splits, so no features co-occur and every feature "
+                 "vector is zero (trees that stop after one split: pure or tiny data, or stumps)")
+AUTO_MAX_SAMPLES = 512
+
+
+class FeatureVectors(BaseEstimator):
+    """Feature Vectors: 2-D feature embeddings from the co-occurrence of features on tree paths.
+
+    Parameters
+    ----------
+    n_paths : int, default=100_000
+        Root-to-leaf paths ("sentences") to collect: trees are added until there are at least
+        this many.  Ignored when ``estimator`` is given (all its paths are used).
+    window : int, default=3
+        Two positions of a path at distance <= ``window`` co-occur (see ``paths``).
+    max_depth : int or "cv", default=3
+        Depth of the trees (2..12); "cv" picks it from (2, 3, 4, 5, 6) by 3-fold cross-validation of
+        a 50-tree random forest (ties go to the shallower depth).
+    task : {"auto", "classification", "regression"}, default="auto"
+        "auto" classifies text, boolean and integer targets with at most 10 distinct values
+        (the rule of ``interp.Dataset.task``) and regresses any other numeric target.
+    estimator : fitted scikit-learn tree or tree ensemble, default=None
+        Use its trees instead of training a forest (random forests, extra trees, gradient
+        boosting, single trees: anything with ``tree_`` or ``estimators_``).
+    max_samples : int, float or "auto", default="auto"
+        Bootstrap rows per tree (drawn with replacement): an int, a fraction of the rows, or
+        "auto" = min(n_samples, 512), which keeps each of the thousands of trees cheap.
+    random_state : int, RandomState or None
+        Seed of everything random; the result does not depend on ``n_jobs``.
+    n_jobs : int or None
+        Threads used to grow the trees.
+
+    Attributes
+    ----------
+    cooccurrence_ : scipy.sparse.csr_matrix (d, d)
+        Raw co-occurrence counts (symmetric; a repeated feature adds 2 to the diagonal).
+    embedding_ : ndarray (d, 2)
+        Feature vectors ``U * S`` of the 2-D truncated SVD, scaled so the largest norm is 1.
+    importances_ : ndarray (d,)
+        Norms of the feature vectors (max 1).
+    angles_ : ndarray (d,)
+        ``atan2(axis 2, axis 1)`` in degrees.
+    explained_variance_ratio_ : ndarray (2,)
+        ``s_k**2 / ||M||_F**2`` of each component.
+    singular_values_ : ndarray (2,)
+        The two largest singular values of ``cooccurrence_``.
+    n_trees_, n_paths_ : int
+        Trees used and root-to-leaf paths collected.
+    max_depth_ : int or None
+        Depth used for training (None when ``estimator`` was given).
+    task_ : str
+    """
+
+    def __init__(self, n_paths=100_000, window=3, max_depth=3, task="auto", estimator=None,
+                 max_samples="auto", random_state=None, n_jobs=None):
+        self.n_paths = n_paths
+        self.window = window
+        self.max_depth = max_depth
+        self.task = task
+        self.estimator = estimator
+        self.max_samples = max_samples
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # -- validation ----------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        def is_int(v):
+            return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+        if not is_int(self.n_paths) or self.n_paths < 1:
+            raise InputError(f"n_paths must be an integer >= 1, got {self.n_paths!r}")
+        if not is_int(self.window) or self.window < 1:
+            raise InputError(f"window must be an integer >= 1, got {self.window!r}")
+        if not (self.max_depth == "cv" or (is_int(self.max_depth) and 2 <= self.max_depth <= 12)):
+            raise InputError(f"max_depth must be an integer in 2..12 (paths need 2 splits to co-occur) "
+                             f"or 'cv', got {self.max_depth!r}")
+        if self.task not in ("auto", "classification", "regression"):
+            raise InputError(f"task must be 'auto', 'classification' or 'regression', got {self.task!r}")
+        ms = self.max_samples
+        ok = ms == "auto" or (is_int(ms) and ms >= 1) or (
+            isinstance(ms, float) and 0.0 < ms <= 1.0)
+        if not ok:
+            raise InputError(f"max_samples must be 'auto', an integer >= 1 or a fraction in (0, 1], got {ms!r}")
+
+    def _validate_X(self, X, y):
+        """validate_data with one-line InputErrors for NaN/inf and a single feature."""
+        kw = dict(accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=False)
+        if y is None:
+            X = validate_data(self, X, **kw)
+        else:
+            X, y = validate_data(self, X, y, y_numeric=False, **kw)
+        values = X.data if sp.issparse(X) else X
+        if not np.isfinite(values).all():
+            raise InputError("X contains NaN or infinity; impute or drop those cells first")
+        if X.shape[1] < 2:
+            raise InputError(f"Feature Vectors needs at least 2 features, got n_features = {X.shape[1]}")
+        return X, y
+
+    # -- fit -----------------------------------------------------------------------------------
+    def fit(self, X, y=None):
+        """Collect paths (training a forest unless ``estimator`` is given) and embed."""
+        self._check_params()
+        if self.estimator is None and y is None:
+            raise InputError("FeatureVectors requires y to be passed, but the target y is None (give y, or a fitted estimator)")
+        X, y = self._validate_X(X, y)
+        d = X.shape[1]
+        rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        if self.estimator is not None:
+            trees = ensemble_trees(self.estimator)
+            n_in = getattr(self.estimator, "n_features_in_", None)
+            if n_in is not None and n_in != d:
+                raise InputError(f"the estimator was fitted on {n_in} features, X has {d}")
+            left, right, feat, owner = tree_arrays(trees)
+            self.task_ = "given"
+            self.max_depth_ = None
+            self.n_trees_ = len(trees)
+        else:
+            self.task_ = self._resolve_task(y)
+            classification = self.task_ == "classification"
+            if classification:
+                y = np.asarray(y)
+                if np.unique(y).size < 2:
+                    raise InputError("the target has 1 class; a classifier needs at least two")
+            else:
+                y = np.asarray(y, dtype=np.float64)
+                if not np.isfinite(y).all():
+                    raise InputError("y contains NaN or infinity")
+            k = math.ceil(math.sqrt(d))
+            n = X.shape[0]
+            m = self._max_samples(n)
+            depth = self._choose_depth(X, y, classification, k, rng) if self.max_depth == "cv" else int(self.max_depth)
+            self.max_depth_ = depth
+            left, right, feat, owner = self._train(X, y, classification, depth, k, m, rng)
+            self.n_trees_ = int(owner.max()) + 1 if owner.size else 0
+        P, lengths, leaves = extract_paths(left, right, feat)
+        self.paths_ = P
+        self.path_lengths_ = lengths
+        self.path_trees_ = owner[leaves]
+        self.n_paths_ = int(P.shape[0])
+        self.cooccurrence_ = cooccurrence(P, d, self.window)
+        if self.cooccurrence_.nnz == 0:
+            warnings.warn(EMPTY_MESSAGE, UserWarning, stacklevel=2)
+        self._set_embedding(_emb.embed_matrix(self.cooccurrence_))
+        return self
+
+    def _set_embedding(self, out: dict) -> None:
+        self.embedding_ = out["embedding"]
+        self.importances_ = out["importances"]
+        self.angles_ = out["angles"]
+        self.singular_values_ = out["singular_values"]
+        self.explained_variance_ratio_ = out["explained_variance_ratio"]
+
+    def _resolve_task(self, y) -> str:
+        if self.task != "auto":
+            return self.task
+        # the rule of interp.Dataset.task: text, booleans and integer targets with at most
+        # MAX_CLASSES distinct values are class labels, any other number is regressed
+        from interp.data import MAX_CLASSES
+
+        y = np.asarray(y)
+        if y.dtype.kind in "OUSb":
+            return "classification"
+        kind = type_of_target(y)
+        if kind in ("continuous", "continuous-multioutput"):
+            return "regression"
+        return "classification" if np.unique(y).size <= MAX_CLASSES else "regression"
+
+    def _max_samples(self, n: int) -> int:
+        ms = self.max_samples
+        if ms == "auto":
+            return min(n, AUTO_MAX_SAMPLES)
+        if isinstance(ms, float):
+            return max(1, int(round(ms * n)))
+        return int(ms)
+
+    def _train(self, X, y, classification, depth, k, m, rng):
+        from interp import progress
+
+        with progress.Progress("featurevec: growing trees", total=self.n_paths) as bar:
+            def report(done, _bar=bar):
+                _bar.update(done - _bar.done)
+
+            cls = SparseHistForest if sp.issparse(X) else HistForest
+            forest = cls(X, y, classification=classification, max_depth=depth, max_features=k, max_samples=m)
+            feat, _thr, exists = forest.grow(self.n_paths, rng, n_jobs=self.n_jobs, progress=report)
+            return heap_to_children(feat, exists)
+
+    def _choose_depth(self, X, y, classification, k, rng) -> int:
+        from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+        from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
+
+        seed = int(rng.integers(0, 2**31 - 1))
+        if classification:
+            _, counts = np.unique(y, return_counts=True)
+            cv = StratifiedKFold(3, shuffle=True, random_state=seed) if counts.min() >= 3 else KFold(3, shuffle=True, random_state=seed)
+            model = RandomForestClassifier
+        else:
+            cv = KFold(3, shuffle=True, random_state=seed)
+            model = RandomForestRegressor
+        if X.shape[0] < 6:
+            return 3
+        best, best_score = DEPTH_GRID[0], -np.inf
+        for depth in DEPTH_GRID:
+            est = model(n_estimators=50, max_depth=depth, max_features=k, random_state=seed, n_jobs=self.n_jobs)
+            score = float(np.mean(cross_val_score(est, X, y, cv=cv)))
+            if score > best_score + 1e-12:
+                best, best_score = depth, score
+        return best
+
+    # -- extras --------------------------------------------------------------------------------
+    def bootstrap(self, n_boot: int = 30, random_state=None) -> np.ndarray:
+        """Embeddings of ``n_boot`` resamplings of the trees (with replacement).
+
+        Each replicate reweights every tree's paths by how often the tree was drawn, re-embeds
+        and flips its axes to agree with ``embedding_``.  Stored in ``bootstrap_embeddings_``
+        (n_boot, d, 2) and returned.
+        """
+        check_is_fitted(self, "embedding_")
+        rng = np.random.default_rng(check_random_state(random_state).randint(0, 2**31 - 1))
+        T = max(self.n_trees_, 1)
+        reps = []
+        for _ in range(int(n_boot)):
+            counts = np.bincount(rng.integers(0, T, T), minlength=T).astype(float)
+            M = cooccurrence(self.paths_, self.n_features_in_, self.window, weights=counts[self.path_trees_])
+            Z = _emb.embed_matrix(M)["embedding"]
+            reps.append(_emb.align(Z, self.embedding_))
+        self.bootstrap_embeddings_ = np.array(reps)
+        return self.bootstrap_embeddings_
+
+    def ranking(self) -> np.ndarray:
+        """Feature indices by decreasing importance (ties: lower index first)."""
+        check_is_fitted(self, "importances_")
+        return np.argsort(-self.importances_, kind="stable")
+
+    def feature_names(self) -> list[str]:
+        check_is_fitted(self, "embedding_")
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            return [f"x{i}" for i in range(self.n_features_in_)]
+        return [str(v) for v in names]
+
+    def plot(self, ax=None, top_k: int = 20, bootstrap: int = 0, ellipses: bool = True):
+        """The paper's picture; see ``interp_featurevec.plotting.plot_feature_vectors``."""
+        from .plotting import plot_feature_vectors
+
+        check_is_fitted(self, "embedding_")
+        if bootstrap and not hasattr(self, "bootstrap_embeddings_"):
+            self.bootstrap(bootstrap, random_state=self.random_state)
+        reps = getattr(self, "bootstrap_embeddings_", None) if ellipses else None
+        return plot_feature_vectors(self.embedding_, self.feature_names(), ax=ax, top_k=top_k,
+                                    bootstrap=reps, explained=self.explained_variance_ratio_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.required = True
+        return tags

@@ -1,0 +1,192 @@
+"""Checks of what Feature Vectors shows (section 3.3 and 3.4 of the paper).
+
+* ``gaussian_knockoffs``: model-X knockoffs for a multivariate normal fit of X (equicorrelated
+  construction).  A knockoff copy is exchangeable with its feature but carries no extra
+  information about y, so a feature and its knockoff should get similar angles.
+* ``knockoff_angle_test``: the permutation test of section 3.3: Feature Vectors on [X, X~];
+  the statistic is the mean absolute angle difference between each feature and its knockoff,
+  compared with the same mean over random pairings of the 2d features; returns the p-value.
+* ``importance_curves`` / ``compare_importances`` / ``plot_curves``: the SSS (smallest
+  sufficient subset: train on the top-k features) and SDS (smallest destroying subset: train
+  without the top-k features) curves of section 3.4, comparing Feature Vectors importances
+  with Gini, permutation importance and TreeSHAP (the latter only when ``shap`` is installed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from interp.errors import InputError
+
+from .estimator import FeatureVectors
+
+
+# -- knockoffs ---------------------------------------------------------------------------------
+def gaussian_knockoffs(X, random_state=None, shrink: float = 1e-6) -> np.ndarray:
+    """Second-order (Gaussian) model-X knockoffs, equicorrelated construction.
+
+    With Sigma the (lightly regularised) covariance of X and s_j = min(1, 2 lambda_min(C)) *
+    sigma_j^2 (C the correlation matrix), X~ | X ~ N(X - (X - mu) Sigma^-1 D,
+    2 D - D Sigma^-1 D) with D = diag(s).  ``s`` is scaled by 0.999 so the conditional
+    covariance stays positive definite.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] < 1:
+        raise InputError("X must be a 2-D array with at least one column")
+    rng = check_random_state(random_state)
+    n, d = X.shape
+    mu = X.mean(axis=0)
+    Sigma = np.cov(X, rowvar=False).reshape(d, d)
+    sd = np.sqrt(np.clip(np.diag(Sigma), 1e-300, None))
+    Sigma = Sigma + shrink * np.diag(sd**2)
+    Corr = Sigma / np.outer(sd, sd)
+    lam_min = float(np.linalg.eigvalsh(Corr).min())
+    s = 0.999 * min(1.0, 2.0 * max(lam_min, 0.0)) * sd**2
+    if not np.any(s > 0):
+        s = 1e-3 * sd**2
+    Sinv_D = np.linalg.solve(Sigma, np.diag(s))  # Sigma^-1 D
+    mean = X - (X - mu) @ Sinv_D
+    cov = 2 * np.diag(s) - np.diag(s) @ Sinv_D
+    cov = (cov + cov.T) / 2
+    w, V = np.linalg.eigh(cov)
+    root = V * np.sqrt(np.clip(w, 0, None))
+    return mean + rng.standard_normal((n, d)) @ root.T
+
+
+def angle_difference(a, b) -> np.ndarray:
+    """|a - b| in degrees, wrapped into [0, 180]."""
+    diff = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) % 360.0
+    return np.minimum(diff, 360.0 - diff)
+
+
+@dataclass
+class KnockoffTest:
+    """Result of ``knockoff_angle_test``."""
+
+    p_value: float
+    statistic: float  # mean |angle(feature) - angle(knockoff)|
+    null: np.ndarray = field(repr=False)  # the same mean under random pairings
+    estimator: FeatureVectors = field(repr=False)
+    knockoffs: np.ndarray = field(repr=False)
+
+
+def knockoff_angle_test(X, y, n_permutations: int = 10_000, random_state=None, knockoffs=None,
+                        **fv_params) -> KnockoffTest:
+    """Permutation test: are features closer in angle to their own knockoffs than to random partners?
+
+    Fits ``FeatureVectors(**fv_params)`` on [X, X~] (X~ = ``knockoffs`` or Gaussian knockoffs);
+    the p-value is (1 + #{null means <= statistic}) / (1 + n_permutations), the null pairing the
+    2d features uniformly at random into d pairs.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    rng = check_random_state(random_state)
+    Xk = gaussian_knockoffs(X, rng) if knockoffs is None else np.asarray(knockoffs, dtype=np.float64)
+    if Xk.shape != X.shape:
+        raise InputError(f"knockoffs have shape {Xk.shape}, X has {X.shape}")
+    d = X.shape[1]
+    fv_params.setdefault("random_state", rng.randint(0, 2**31 - 1))
+    est = FeatureVectors(**fv_params).fit(np.hstack([X, Xk]), y)
+    ang = est.angles_
+    stat = float(angle_difference(ang[:d], ang[d:]).mean())
+    perms = np.argsort(rng.random_sample((int(n_permutations), 2 * d)), axis=1)
+    null = angle_difference(ang[perms[:, :d]], ang[perms[:, d:]]).mean(axis=1)
+    p = (1.0 + float(np.sum(null <= stat))) / (1.0 + int(n_permutations))
+    return KnockoffTest(p_value=p, statistic=stat, null=null, estimator=est, knockoffs=Xk)
+
+
+# -- SSS / SDS -----------------------------------------------------------------------------------
+def _is_classification(y) -> bool:
+    est = FeatureVectors()
+    return est._resolve_task(np.asarray(y)) == "classification"
+
+
+def _default_model(classification: bool, random_state):
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    cls = RandomForestClassifier if classification else RandomForestRegressor
+    return cls(n_estimators=50, random_state=random_state)
+
+
+def compare_importances(X, y, *, fv: FeatureVectors | None = None, random_state=0, n_repeats: int = 5):
+    """Global importances by Feature Vectors, Gini, permutation importance and (if installed)
+    TreeSHAP, as {name: array (d,)}."""
+    from sklearn.inspection import permutation_importance
+    from sklearn.model_selection import train_test_split
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    classification = _is_classification(y)
+    out = {}
+    if fv is None:
+        fv = FeatureVectors(random_state=random_state).fit(X, y)
+    out["featurevec"] = np.asarray(fv.importances_, dtype=float)
+    model = _default_model(classification, random_state).set_params(n_estimators=200)
+    strat = y if classification else None
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=random_state, stratify=strat)
+    model.fit(Xtr, ytr)
+    out["gini"] = model.feature_importances_
+    out["permutation"] = permutation_importance(model, Xte, yte, n_repeats=n_repeats,
+                                                random_state=random_state).importances_mean
+    try:  # optional
+        import shap  # noqa: F401
+    except ImportError:
+        pass
+    else:  # pragma: no cover - shap is not a dependency
+        values = shap.TreeExplainer(model).shap_values(Xte)
+        values = np.asarray(values)
+        if values.ndim == 3:  # (classes, n, d) or (n, d, classes)
+            values = np.abs(values).mean(axis=0 if values.shape[0] != Xte.shape[0] else 2)
+        out["treeshap"] = np.abs(values).mean(axis=0)
+    return out
+
+
+def importance_curves(X, y, importances: dict, *, steps=None, cv: int = 3, random_state=0, model=None):
+    """SSS and SDS curves: CV score when training on the top-k features only (SSS) and when
+    training without them (SDS), for k in ``steps`` (default 1..d-1).
+
+    Returns {"steps": array, "sss": {method: array}, "sds": {method: array}}.  The score is
+    accuracy for classification and R^2 for regression (5-fold cross-validated ``cv``).
+    """
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    d = X.shape[1]
+    steps = np.arange(1, d) if steps is None else np.asarray(sorted(set(int(s) for s in steps if 1 <= s < d)))
+    base = model if model is not None else _default_model(_is_classification(y), random_state)
+    sss, sds = {}, {}
+    for name, imp in importances.items():
+        order = np.argsort(-np.asarray(imp, dtype=float), kind="stable")
+        s_in, s_out = [], []
+        for k in steps:
+            s_in.append(float(np.mean(cross_val_score(clone(base), X[:, order[:k]], y, cv=cv))))
+            s_out.append(float(np.mean(cross_val_score(clone(base), X[:, order[k:]], y, cv=cv))))
+        sss[name] = np.array(s_in)
+        sds[name] = np.array(s_out)
+    return {"steps": steps, "sss": sss, "sds": sds}
+
+
+def plot_curves(curves: dict, title: str = ""):
+    """Two panels (SDS: lower is better; SSS: higher is better); returns the Figure."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 3.6))
+    ax1, ax2 = fig.subplots(1, 2)
+    for name in curves["sds"]:
+        ax1.plot(curves["steps"], curves["sds"][name], marker="o", ms=3, label=name)
+        ax2.plot(curves["steps"], curves["sss"][name], marker="o", ms=3, label=name)
+    ax1.set_title("SDS: top-k removed (lower is better)", fontsize=9)
+    ax2.set_title("SSS: only top-k kept (higher is better)", fontsize=9)
+    for ax in (ax1, ax2):
+        ax.set_xlabel("k features")
+        ax.set_ylabel("CV score")
+        ax.grid(alpha=0.3)
+    ax2.legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
