@@ -1,0 +1,32 @@
+"""Parallel work runs on a Dask cluster through joblib and gives the same numbers as n_jobs=1."""
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("dask.distributed", reason="dask is the optional extra interp[dask]")
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_feature_vectors_on_a_local_dask_cluster_match_n_jobs_1(dask_client):
+    import joblib
+
+    import interp
+    from interp_featurevec import FeatureVectors
+
+    data = interp.load_dataset("breast-cancer")
+    params = dict(n_paths=20_000, window=3, max_depth=3, random_state=7)
+    serial = FeatureVectors(**params, n_jobs=1).fit(data.X, data.y)
+    with distributed.get_task_stream(dask_client) as stream, joblib.parallel_backend("dask"):
+        clustered = FeatureVectors(**params, n_jobs=-1).fit(data.X, data.y)
+    assert len(stream.data) >= 2  # the tree batches really ran as tasks on the cluster
+    np.testing.assert_array_equal(clustered.embedding_, serial.embedding_)
+    assert (clustered.cooccurrence_ != serial.cooccurrence_).nnz == 0
