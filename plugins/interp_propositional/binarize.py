@@ -1,0 +1,163 @@
+"""Binarisation of tabular data for propositional and Boolean kernels.
+
+``TabularBinarizer`` turns every column into 0/1 columns:
+
+* categorical (text, boolean-as-text, pandas category) columns: one column per level, named
+  ``col=level``.  A missing value is a level of its own: ``?`` stays ``col=?`` (as in the UCI
+  files), an empty cell / NaN / None becomes ``col=missing``.
+* numeric columns whose values are all 0/1: kept as one column ``col``;
+* numeric columns with at most ``max_levels`` distinct values (ordinal codes such as 1..10):
+  one-hot like categorical columns, ``col=3``;
+* other numeric columns: ``n_thresholds`` quantile thresholds t, one column ``col>t`` each.
+  NaN in a numeric column adds ``col=missing``.
+
+Levels not seen in ``fit`` give all-zero columns in ``transform``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from interp import InputError
+
+__all__ = ["TabularBinarizer"]
+
+_MISSING = "missing"
+
+
+def _fmt(value: float) -> str:
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:.6g}"
+
+
+def _as_numeric(series: pd.Series) -> pd.Series | None:
+    if pd.api.types.is_bool_dtype(series):
+        return series.astype(float)
+    if pd.api.types.is_numeric_dtype(series):
+        return series.astype(float)
+    text = series.dropna().astype(str).str.strip()
+    text = text[(text != "") & (text != "?")]
+    if text.empty:
+        return None
+    parsed = pd.to_numeric(text, errors="coerce")
+    if parsed.notna().all():
+        out = pd.to_numeric(series.astype(str).str.strip(), errors="coerce")
+        return out.where(series.notna(), np.nan).astype(float)
+    return None
+
+
+def _levels(series: pd.Series) -> pd.Series:
+    text = series.astype(object).where(series.notna(), _MISSING).astype(str).str.strip()
+    return text.where(text != "", _MISSING)
+
+
+class TabularBinarizer(TransformerMixin, BaseEstimator):
+    """One-hot categorical columns, threshold numeric columns at quantiles (0/1 output).
+
+    Parameters
+    ----------
+    max_levels : numeric columns with at most this many distinct values are one-hot encoded.
+    n_thresholds : quantile thresholds for the other numeric columns (evenly spaced quantiles).
+    """
+
+    def __init__(self, max_levels: int = 10, n_thresholds: int = 3) -> None:
+        self.max_levels = max_levels
+        self.n_thresholds = n_thresholds
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _frame(self, X, reset: bool) -> pd.DataFrame:
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan",
+                          skip_check_array=True)
+            if not reset and X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but TabularBinarizer is expecting "
+                                 f"{self.n_features_in_} features as input")
+            frame = X.copy()
+            frame.columns = [str(c) for c in frame.columns]
+            return frame.reset_index(drop=True)
+        arr = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
+        names = getattr(self, "columns_", None) if not reset else None
+        names = names or [f"x{i}" for i in range(arr.shape[1])]
+        return pd.DataFrame(arr, columns=names)
+
+    def fit(self, X, y=None):
+        if int(self.max_levels) < 1 or int(self.n_thresholds) < 1:
+            raise InputError("max_levels and n_thresholds must be at least 1")
+        frame = self._frame(X, reset=True)
+        self.columns_ = list(frame.columns)
+        self.encodings_ = []
+        names: list[str] = []
+        for col in frame.columns:
+            series = frame[col]
+            numeric = _as_numeric(series)
+            if numeric is None:
+                levels = sorted(_levels(series).unique())
+                enc = ("onehot_text", levels, False)
+                names += [f"{col}={lv}" for lv in levels]
+            else:
+                values = numeric.dropna().to_numpy()
+                has_missing = bool(numeric.isna().any())
+                distinct = np.unique(values)
+                if distinct.size and np.isin(distinct, (0.0, 1.0)).all():
+                    enc = ("binary", None, has_missing)
+                    names.append(str(col))
+                elif distinct.size <= int(self.max_levels):
+                    enc = ("onehot_num", distinct.tolist(), has_missing)
+                    names += [f"{col}={_fmt(v)}" for v in distinct]
+                else:
+                    qs = np.linspace(0, 1, int(self.n_thresholds) + 2)[1:-1]
+                    cuts = np.unique(np.quantile(values, qs))
+                    # a cut strictly inside the data: midpoint between neighbouring values
+                    thresholds = []
+                    for c in cuts:
+                        above = distinct[distinct > c]
+                        below = distinct[distinct <= c]
+                        if above.size and below.size:
+                            thresholds.append((below.max() + above.min()) / 2)
+                    thresholds = sorted(set(thresholds)) or [float(np.median(distinct))]
+                    enc = ("threshold", thresholds, has_missing)
+                    names += [f"{col}>{_fmt(t)}" for t in thresholds]
+                if has_missing:
+                    names.append(f"{col}={_MISSING}")
+            self.encodings_.append(enc)
+        self.feature_names_out_ = np.asarray(names, dtype=object)
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        check_is_fitted(self, "encodings_")
+        frame = self._frame(X, reset=False)
+        blocks = []
+        for col, (kind, info, has_missing) in zip(self.columns_, self.encodings_):
+            series = frame.iloc[:, self.columns_.index(col)]
+            if kind == "onehot_text":
+                levels = _levels(series).to_numpy()
+                blocks.append((levels[:, None] == np.asarray(info, dtype=object)[None, :]))
+                continue
+            numeric = _as_numeric(series)
+            if numeric is None:  # text where numbers were seen in fit
+                numeric = pd.to_numeric(series, errors="coerce")
+            values = numeric.to_numpy(dtype=float)
+            if kind == "binary":
+                blocks.append((values == 1)[:, None])
+            elif kind == "onehot_num":
+                blocks.append(values[:, None] == np.asarray(info)[None, :])
+            else:
+                blocks.append(values[:, None] > np.asarray(info)[None, :])
+            if has_missing:
+                blocks.append(np.isnan(values)[:, None])
+        if not blocks:
+            return np.zeros((len(frame), 0))
+        return np.hstack(blocks).astype(float)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        check_is_fitted(self, "feature_names_out_")
+        return self.feature_names_out_.copy()

@@ -1,0 +1,185 @@
+"""Readable rules from an SVM trained with a propositional kernel.
+
+The decision function of a kernel SVM is f(x) = sum_F w_F phi_F(x) / |phi(x)| + b (without the
+division for an unnormalised kernel), where F runs over the n^L logical features of the
+formula (one variable per leaf) and
+
+    w_F = sum_i alpha_i y_i phi_F(x_i) / |phi(x_i)|       (support vectors x_i).
+
+A feature with a large positive weight is a rule that speaks for the positive class, a large
+negative weight for the other class.  ``top_rules``:
+
+* enumerates all n^L features when n^L <= ``max_enumerate`` (exact top list);
+* otherwise runs a local search over leaf assignments: from ``restarts`` random assignments,
+  change one leaf at a time to its best variable (all n tried at once) until no change improves
+  the weight, for both signs.  This finds good rules but does not guarantee the best ones.
+
+Features that take identical values on the reference rows (e.g. ``x & y`` and ``y & x``) are
+shown once (the first found).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from interp import InputError
+
+from .formula import evaluate, n_leaves, parse, to_string
+from .kernels import check_binary, propositional_kernel
+
+__all__ = ["Rule", "feature_weights", "top_rules", "explain_svc"]
+
+_CHUNK = 2**22  # booleans evaluated at once
+
+
+@dataclass
+class Rule:
+    rule: str
+    weight: float
+    variables: list
+    supports: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _leaf_values(Xb: np.ndarray, fixed: dict, free: list[int], L: int) -> list[np.ndarray]:
+    m, n = Xb.shape
+    r = len(free)
+    vals = []
+    for j in range(L):
+        if j in fixed:
+            vals.append(Xb[:, fixed[j]].reshape((m,) + (1,) * r))
+        else:
+            k = free.index(j)
+            vals.append(Xb.reshape((m,) + (1,) * k + (n,) + (1,) * (r - 1 - k)))
+    return vals
+
+
+def feature_weights(formula, X, coef, max_enumerate: int = 2_000_000) -> np.ndarray:
+    """All n^L weights w_F = sum_i coef_i phi_F(x_i), leaf 0 most significant in the index."""
+    node = parse(formula)
+    Xb = check_binary(X).astype(bool)
+    coef = np.asarray(coef, dtype=float)
+    m, n = Xb.shape
+    L = n_leaves(node)
+    total = n**L
+    if total > max_enumerate:
+        raise InputError(f"n^L = {n}^{L} features exceed max_enumerate={max_enumerate}")
+    r = L
+    while r > 1 and m * n**r > _CHUNK:
+        r -= 1
+    outer = L - r
+    free = list(range(outer, L))
+    W = np.empty(total)
+    block = n**r
+    for o, combo in enumerate(itertools.product(range(n), repeat=outer)):
+        vals = _leaf_values(Xb, dict(enumerate(combo)), free, L)
+        phi = np.broadcast_to(evaluate(node, vals), (m,) + (n,) * r).reshape(m, block)
+        W[o * block:(o + 1) * block] = coef @ phi
+    return W
+
+
+def _weight_of(node, Xb, coef, assign) -> float:
+    vals = [Xb[:, a] for a in assign]
+    return float(coef @ evaluate(node, vals))
+
+
+def _local_search(node, Xb, coef, sign, restarts, rng, found: dict) -> None:
+    m, n = Xb.shape
+    L = n_leaves(node)
+    for _ in range(restarts):
+        assign = list(rng.randint(n, size=L))
+        best = _weight_of(node, Xb, coef, assign)
+        found[tuple(assign)] = best
+        improved = True
+        sweeps = 0
+        while improved and sweeps < 50:
+            improved, sweeps = False, sweeps + 1
+            for j in range(L):
+                fixed = {i: assign[i] for i in range(L) if i != j}
+                vals = _leaf_values(Xb, fixed, [j], L)
+                phi = np.broadcast_to(evaluate(node, vals), (m, n))
+                ws = coef @ phi
+                for v in np.argsort(-sign * ws)[:3]:
+                    trial = assign.copy()
+                    trial[j] = int(v)
+                    found[tuple(trial)] = float(ws[v])
+                v = int(np.argmax(sign * ws))
+                if sign * ws[v] > sign * best + 1e-12 * max(1.0, abs(best)):
+                    assign[j], best, improved = v, float(ws[v]), True
+
+
+def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None,
+              max_enumerate: int = 1_000_000, restarts: int = 20, random_state=0,
+              classes=("negative", "positive")) -> tuple[list[Rule], bool]:
+    """The ``top`` features with the largest |w_F| as rules; returns (rules, exact).
+
+    ``X``: the rows the weights sum over (support vectors), ``coef`` their coefficients;
+    ``reference``: rows used to merge features that agree on all of them (default X).
+    """
+    node = parse(formula)
+    Xb = check_binary(X).astype(bool)
+    coef = np.asarray(coef, dtype=float)
+    m, n = Xb.shape
+    names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(n)]
+    if len(names) != n:
+        raise InputError(f"{len(names)} feature names for {n} variables")
+    ref = Xb if reference is None else check_binary(reference).astype(bool)
+    L = n_leaves(node)
+    exact = n**L <= max_enumerate
+    if exact:
+        W = feature_weights(node, Xb, coef, max_enumerate)
+        k = min(W.size, max(50 * top, 200))
+        idx = np.argpartition(-np.abs(W), k - 1)[:k] if k < W.size else np.arange(W.size)
+        idx = idx[np.argsort(-np.abs(W[idx]), kind="stable")]
+        cands = [(tuple(int(v) for v in np.unravel_index(i, (n,) * L)), float(W[i])) for i in idx]
+    else:
+        rng = check_random_state(random_state)
+        found: dict = {}
+        for sign in (1.0, -1.0):
+            _local_search(node, Xb, coef, sign, restarts, rng, found)
+        cands = sorted(found.items(), key=lambda kv: -abs(kv[1]))
+    rules, seen = [], set()
+    for assign, w in cands:
+        if len(rules) >= top or w == 0:
+            break
+        key = np.packbits(evaluate(node, [ref[:, a] for a in assign])).tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        variables = [names[a] for a in assign]
+        rules.append(Rule(to_string(node, variables), w, variables,
+                          str(classes[1] if w > 0 else classes[0])))
+    return rules, exact
+
+
+def explain_svc(svc, X_train, formula=None, normalize=None, feature_names=None, top: int = 5,
+                **options) -> tuple[list[Rule], bool]:
+    """Top rules of a fitted binary ``SVC`` trained on ``X_train`` with a propositional kernel.
+
+    ``svc.kernel`` may be a ``PropositionalKernel`` (formula and normalisation are read from it)
+    or ``"precomputed"`` (give ``formula`` and ``normalize``).
+    """
+    kernel = getattr(svc, "kernel", None)
+    if formula is None:
+        formula = getattr(kernel, "formula", None)
+    if normalize is None:
+        normalize = bool(getattr(kernel, "normalize", False))
+    if formula is None:
+        raise InputError("give the formula the SVC was trained with")
+    if len(svc.classes_) != 2:
+        raise InputError("rules are extracted for binary classifiers only")
+    X_train = check_binary(X_train)
+    sv = X_train[svc.support_]
+    coef = svc.dual_coef_[0].astype(float)
+    if normalize:
+        diag = np.diag(propositional_kernel(formula, sv)) if len(sv) else np.zeros(0)
+        with np.errstate(divide="ignore"):
+            coef = np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    return top_rules(formula, sv, coef, feature_names, top, reference=X_train,
+                     classes=tuple(str(c) for c in svc.classes_), **options)

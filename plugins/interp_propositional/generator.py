@@ -1,0 +1,74 @@
+"""The random rule generator of the reference (``generate_formula(n, p, eta)``).
+
+At depth t (root t = 0) a node is a leaf with probability p_t = 1 - p**(eta * t); a leaf is a
+literal or its negation with probability 1/2 each.  Otherwise the node is one of 11 choices drawn
+uniformly: the 10 binary operators ``and or xor eq nand nor imp bimp nimp nbimp`` or ``not``,
+whose operands are generated at depth t + 1.  The root is never a leaf (p_0 = 0).
+
+Leaves are named a, b, c, ... in left-to-right order (the names do not matter for the kernel).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from interp import InputError
+
+from .formula import Formula, Leaf, Op, leaves, parse, to_string
+from .operators import GENERATOR_BINARY
+
+__all__ = ["random_formula", "leaf_name", "formula_stats"]
+
+_CHOICES = GENERATOR_BINARY + ("not",)
+_MAX_NODES = 10_000
+
+
+def leaf_name(i: int) -> str:
+    """a, b, ..., z, a1, b1, ..."""
+    letter = chr(ord("a") + i % 26)
+    return letter if i < 26 else f"{letter}{i // 26}"
+
+
+def _rename(node: Formula, counter: list[int]) -> Formula:
+    if isinstance(node, Leaf):
+        counter[0] += 1
+        return Leaf(leaf_name(counter[0] - 1))
+    return Op(node.op, tuple(_rename(a, counter) for a in node.args))
+
+
+def random_formula(p: float = 0.2, eta: float = 0.5, random_state=None, as_string: bool = True):
+    """Draw one random formula (string, or parsed tree with ``as_string=False``)."""
+    if not 0 < p < 1:
+        raise InputError(f"p must lie in (0, 1), got {p}")
+    if eta <= 0:
+        raise InputError(f"eta must be positive, got {eta}")
+    rng = check_random_state(random_state)
+    size = [0]
+
+    def grow(t: int) -> Formula:
+        size[0] += 1
+        if size[0] > _MAX_NODES:
+            raise InputError(f"p={p}, eta={eta} make formulas with more than {_MAX_NODES} nodes")
+        if rng.random_sample() < 1.0 - p ** (eta * t):
+            leaf: Formula = Leaf("x")
+            return leaf if rng.random_sample() < 0.5 else Op("not", (leaf,))
+        choice = _CHOICES[rng.randint(len(_CHOICES))]
+        if choice == "not":
+            return Op("not", (grow(t + 1),))
+        return Op(choice, (grow(t + 1), grow(t + 1)))
+
+    node = _rename(grow(0), [0])
+    return to_string(node) if as_string else node
+
+
+def formula_stats(formulas) -> dict:
+    """Leaf-count statistics of a list of formulas (for comparing with the reference)."""
+    counts = np.array([len(leaves(parse(f))) for f in formulas])
+    return {
+        "mean": float(counts.mean()),
+        "median": float(np.median(counts)),
+        "p90": float(np.percentile(counts, 90)),
+        "p99": float(np.percentile(counts, 99)),
+        "max": int(counts.max()),
+    }
