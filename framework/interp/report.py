@@ -63,11 +63,11 @@ def _section(exp: Explanation) -> str:
         # sympy's presentation MathML: markup we generated, not user text
         parts.append(f'<div class="formula"><math display="block">{mathml}</math></div>')
     parts.append("<h3>Metrics</h3>" + _table(exp.metrics, ("metric", "value")))
-    if exp.text:
-        parts.append(f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>")
     for name, figure in exp.figures.items():
         parts.append(f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{_png(figure)}">'
                      f"<figcaption>{html.escape(name)}</figcaption></figure>")
+    if exp.text:
+        parts.append(f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>")
     parts.append("<h3>Parameters</h3>" + _table(exp.params, ("parameter", "value")))
     parts.append("</section>")
     return "\n".join(parts)
