@@ -1,0 +1,91 @@
+"""Registration, the `symbolic` method, explain_blackbox, bad input and scikit-learn checks."""
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import interp
+from interp import InputError
+from interp.runner import RunContext, run_method
+from interp_symbolic import SymbolicPursuitRegressor, explain_blackbox
+
+PAPER = {"meijer_1002": (1, 0, 0, 2), "meijer_0131": (0, 1, 3, 1), "meijer_2123": (2, 1, 2, 3),
+         "meijer_2233": (2, 2, 3, 3), "meijer_2013": (2, 0, 1, 3)}
+
+
+def test_families_and_method_registered():
+    reg = interp.get_registry()
+    for name, orders in PAPER.items():
+        fam = reg.ridge_families[name]
+        assert fam.orders == orders and fam.plugin == "symbolic"
+    assert reg.methods["symbolic"].plugin == "symbolic"
+
+
+def _data(n=160, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 3))
+    y = np.exp(-(X[:, 0] + 2 * X[:, 1])) + 0.1 * X[:, 2]
+    return X, y
+
+
+def test_run_method_payload():
+    X, y = _data()
+    data = interp.load_dataset(X, y, feature_names=["a", "b", "c"]) if False else None
+    from interp.data import Dataset
+
+    data = Dataset(X=X, y=y, feature_names=("a", "b", "c"), name="synthetic")
+    res = run_method("symbolic", data, {"model": "gbm", "max_terms": 1, "n_restarts": 1, "maxiter": 40},
+                     RunContext(seed=0, quiet=True))
+    for key in ("expression", "latex", "mathml", "terms", "feature_importances"):
+        assert key in res.payload
+    assert set(res.payload["feature_importances"]) == {"a", "b", "c"}
+    assert res.metrics["fidelity_r2"] > 0.8
+    assert res.metrics["n_terms"] == 1
+    assert isinstance(res.estimator, SymbolicPursuitRegressor)
+    assert "fidelity" in res.text
+    res.to_dict()  # JSON-able
+
+
+def test_explain_blackbox_with_fitted_model_and_classification():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(120, 2))
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.2 * rng.standard_normal(120) > 0.75).astype(int)
+    lr = LogisticRegression().fit(X, y)
+    res = explain_blackbox(lr, X, y, task="classification", max_terms=1, random_state=0,
+                           n_restarts=1, maxiter=40, families=["meijer_0131", "meijer_2123"])
+    assert res.metrics["fidelity_r2"] > 0.9
+    assert "symbolic_accuracy" in res.metrics
+
+
+class _NaNBox:
+    def predict(self, X):
+        out = np.ones(len(X))
+        out[0] = np.nan
+        return out
+
+
+@pytest.mark.parametrize("case", ["nan", "inf", "one_row", "constant", "nan_box"])
+def test_bad_input_is_one_line_input_error(case):
+    X, y = _data(40)
+    model = "gbm"
+    if case == "nan":
+        X[3, 1] = np.nan
+    elif case == "inf":
+        X[3, 1] = np.inf
+    elif case == "one_row":
+        X, y = X[:1], y[:1]
+    elif case == "constant":
+        y = np.full(len(y), 2.0)
+    elif case == "nan_box":
+        model = _NaNBox()
+    with pytest.raises(InputError) as err:
+        explain_blackbox(model, X, y, max_terms=1, n_restarts=1, maxiter=5)
+    assert "\n" not in str(err.value)
+
+
+@parametrize_with_checks([SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=5, random_state=0,
+                                                   families=["meijer_0131"])])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
