@@ -1,0 +1,153 @@
+"""Facets speed: one fit vs scikit-learn's liblinear L1 logistic regression, and grid timings.
+
+Reads the UCI files in ../shared/data/uci (relative to the repository root, i.e.
+Path(__file__).parents[1] / ".." / "shared" / "data" / "uci").  Prints medians of repeated
+runs and ratios measured in this same run.  Usage:
+
+    python benchmarks/facets_speed.py [--repeats 5] [--skip-grid]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+
+from interp_facets import FacetsClassifier
+from interp_facets.cv import null_threshold, reference_magnitude
+from interp_facets.estimators import fit_path, integrity, resolve_penalty
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uci"
+FILES = {
+    "adult": "adult_data.csv",
+    "bankruptcy": "bankruptcy_processed.csv",
+    "breastcancer": "breastcancer_data.csv",
+    "haberman": "haberman_processed.csv",
+    "heart": "heart_processed.csv",
+    "mammo": "mammo_data.csv",
+    "mushroom": "mushroom_data.csv",
+    "spambase": "spambase_data.csv",
+}
+
+
+def load(name):
+    df = pd.read_csv(DATA / FILES[name])
+    return df.iloc[:, 1:].to_numpy(float), df.iloc[:, 0].to_numpy().astype(int)
+
+
+def median_time(fn, repeats):
+    times = []
+    out = None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times)), out
+
+
+def l1_objective(X, y01, w, b, lam):
+    y = 2 * y01 - 1
+    return float(np.mean(np.logaddexp(0, -y * (X @ w + b))) + lam * np.abs(w).sum())
+
+
+def one_fit(name, repeats):
+    X, y = load(name)
+    n = len(y)
+    lam = 1e-3  # mean-loss scale; liblinear's C = 1 / (n lam)
+    print(f"\n## one fit on {name} ({X.shape[0]} x {X.shape[1]}), lam = {lam:g}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_lib, lib = median_time(lambda: LogisticRegression(
+            C=1 / (n * lam), l1_ratio=1.0, solver="liblinear", tol=1e-4, intercept_scaling=100
+        ).fit(X, y), repeats)
+        # comparable tolerance: the loosest of our tolerances that reaches liblinear's objective
+        # (within 1e-7) -- each solver's own stopping rule is different
+        obj_target = l1_objective(X, y, lib.coef_[0], lib.intercept_[0], lam)
+        for tol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7):
+            probe = FacetsClassifier(lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000,
+                                     refit_scale=False).fit(X, y)
+            if l1_objective(X, y, probe.coef_[0], probe.intercept_[0], lam) <= obj_target + 1e-7:
+                break
+        t_l1, ours = median_time(lambda: FacetsClassifier(
+            lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000, refit_scale=False
+        ).fit(X, y), repeats)
+        g = 0.1 * reference_magnitude(X, 2.0 * y - 1, "logistic")  # a card of ~10 points
+        t_scf, scf = median_time(lambda: FacetsClassifier(
+            lam=lam * g * g * 10, gamma=g, penalty="scf", tol=tol, max_iter=20000
+        ).fit(X, y), repeats)
+    obj_lib = l1_objective(X, y, lib.coef_[0], lib.intercept_[0], lam)
+    obj_ours = l1_objective(X, y, ours.coef_[0], ours.intercept_[0], lam)
+    print(f"liblinear L1 (tol 1e-4)        median {t_lib * 1e3:8.1f} ms  objective {obj_lib:.8f}")
+    print(f"facets solver, penalty=l1      median {t_l1 * 1e3:8.1f} ms  objective {obj_ours:.8f}  tol {tol:g}  "
+          f"iterations {ours.n_iter_}  ratio {t_l1 / t_lib:.2f}x liblinear")
+    print(f"facets solver, penalty=scf     median {t_scf * 1e3:8.1f} ms  (gamma {g:.3g}, beta 10 lam)  "
+          f"iterations {scf.n_iter_}  integrity {scf.integrity_:.2f}  ratio {t_scf / t_lib:.2f}x liblinear")
+    return t_lib, t_l1, t_scf
+
+
+def grid(name, n_gammas, n_betas, solver="fista"):
+    """The full-data warm-started paths over an (n_gammas x n_betas) grid, as FacetsClassifierCV."""
+    X, y01 = load(name)
+    y = 2.0 * y01 - 1
+    pen, hyper = resolve_penalty("scf", 0.01)
+    t0 = time.perf_counter()
+    m = reference_magnitude(X, y, "logistic")
+    gammas = np.geomspace(m / 30, m, n_gammas)
+    c = null_threshold(X, y, "logistic")
+    betas = c / gammas.min() * np.logspace(0, -5, n_betas)
+    gram = (X.T @ X / len(y), X.mean(axis=0))
+    integ, iters, conv = [], 0, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for g in gammas:
+            U, B, it, cv = fit_path(X, y, loss="logistic", penalty=pen, hyper=hyper, gamma=g,
+                                    lams=betas * g * g, solver=solver, tol=1e-4, max_iter=2000,
+                                    gram=gram)
+            integ += [integrity(u)[0] for u in U]
+            iters += int(it.sum())
+            conv += int(cv.sum())
+    dt = time.perf_counter() - t0
+    return dt, np.array(integ), iters, conv
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--skip-grid", action="store_true", help="only the one-fit comparison")
+    ap.add_argument("--per-set-only", action="store_true", help="only the per-data-set timings")
+    args = ap.parse_args()
+    if args.per_set_only:
+        return per_set()
+    for name in ("adult", "spambase"):
+        one_fit(name, args.repeats)
+    if args.skip_grid:
+        return
+    print("\n## full 24 x 100 grid with warm starts on breastcancer (full data, one path per gamma)")
+    for solver in ("fista", "ista"):
+        dt, integ, iters, conv = grid("breastcancer", 24, 100, solver)
+        print(f"{solver:5s}: {dt:6.1f} s for 2400 points ({dt / 2400 * 1e3:.1f} ms per point), "
+              f"{iters} iterations, {conv}/2400 converged, fully integral {int((integ == 1).sum())}, "
+              f"mean integrity {integ.mean():.3f}")
+        if solver == "fista":
+            integ_fista = integ
+    same = np.mean(integ_fista == integ)
+    print(f"ISTA vs FISTA: the integrity agrees on {same:.1%} of the 2400 grid points")
+    per_set()
+
+
+def per_set(n_gammas=4, n_betas=10):
+    k = n_gammas * n_betas
+    print(f"\n## time per grid point ({n_gammas} x {n_betas} grid, full data, FISTA) on every data set")
+    for name in FILES:
+        dt, integ, iters, conv = grid(name, n_gammas, n_betas)
+        print(f"{name:13s} {dt / k * 1e3:8.1f} ms per point  ({iters / k:.0f} iterations per point, "
+              f"{conv}/{k} converged)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

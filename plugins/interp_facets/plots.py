@@ -1,0 +1,72 @@
+"""Figures: the regularisation path and the accuracy / integrity heat maps (paper's Figure 3).
+
+Every function returns a matplotlib Figure and never shows it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+__all__ = ["plot_path", "plot_heatmaps"]
+
+
+def plot_path(betas, coefs, gamma: float, feature_names=None, selected_beta: float | None = None,
+              max_labels: int = 12) -> Figure:
+    """Coefficients in points (w / gamma) along beta = lam / gamma^2 at one gamma.
+
+    ``coefs``: (n_betas, n_features) in the model's units.
+    """
+    betas = np.asarray(betas, dtype=float)
+    coefs = np.asarray(coefs, dtype=float) / float(gamma)
+    order = np.argsort(betas)
+    fig = Figure(figsize=(7, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    d = coefs.shape[1]
+    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+    top = np.argsort(-np.max(np.abs(coefs), axis=0))[:max_labels]
+    for j in range(d):
+        ax.step(betas[order], coefs[order, j], where="mid", lw=1.2 if j in top else 0.6,
+                label=names[j] if j in top else None)
+    ax.set_xscale("log")
+    ax.set_xlabel("beta = lambda / gamma^2")
+    ax.set_ylabel("points (w / gamma)")
+    ax.set_title(f"regularisation path at gamma = {gamma:.3g}")
+    ax.axhline(0, color="0.6", lw=0.5)
+    if selected_beta is not None:
+        ax.axvline(selected_beta, color="k", ls="--", lw=0.8, label="selected")
+    ax.grid(True, axis="y", alpha=0.3)
+    if d:
+        ax.legend(fontsize=7, ncols=2, loc="best")
+    return fig
+
+
+def plot_heatmaps(gammas, betas, accuracy, integrity, selected: tuple[float, float] | None = None,
+                  score_label: str = "CV accuracy") -> Figure:
+    """Two heat maps over the (beta, gamma) grid: mean CV score and integrity.
+
+    ``accuracy``/``integrity``: arrays (n_gammas, n_betas); ``selected``: (gamma, beta).
+    """
+    gammas = np.asarray(gammas, dtype=float)
+    betas = np.asarray(betas, dtype=float)
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    axes = fig.subplots(1, 2)
+    bo = np.argsort(betas)
+    go = np.argsort(gammas)
+    extent = (np.log10(betas.min()), np.log10(betas.max()), np.log10(gammas.min()),
+              np.log10(gammas.max()))
+    for ax, values, title, cmap in (
+        (axes[0], accuracy, score_label, "viridis"),
+        (axes[1], integrity, "integrity (fraction on the grid)", "magma"),
+    ):
+        img = np.asarray(values, dtype=float)[np.ix_(go, bo)]
+        im = ax.imshow(img, origin="lower", aspect="auto", extent=extent, cmap=cmap,
+                       interpolation="nearest")
+        fig.colorbar(im, ax=ax, shrink=0.9)
+        ax.set_xlabel("log10 beta = log10(lambda / gamma^2)")
+        ax.set_ylabel("log10 gamma")
+        ax.set_title(title)
+        if selected is not None:
+            ax.plot(np.log10(selected[1]), np.log10(selected[0]), marker="*", color="red",
+                    markersize=12, markeredgecolor="white")
+    return fig

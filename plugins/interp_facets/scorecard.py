@@ -1,0 +1,206 @@
+"""Score cards from integral linear models, and the rounded baseline to compare them with."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import attrs
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from interp import InputError
+
+from .solver import refit_scale
+
+__all__ = ["ScoreCard", "score_card", "round_to_grid", "rounded_baseline"]
+
+
+def _label(value) -> str:
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+@attrs.frozen
+class ScoreCard:
+    """``total = sum_j points_j * x_j``; predict the positive class when ``total > threshold``.
+
+    ``threshold = -intercept / gamma``.  When every feature is integer-valued the total is an
+    integer and the rule is exactly ``total >= integer_threshold`` (``floor(threshold) + 1``).
+    """
+
+    features: tuple[str, ...]
+    points: tuple[int, ...]
+    gamma: float
+    intercept: float
+    integral: bool
+    integrity: float
+    positive: str = "1"
+    negative: str = "0"
+    integer_features: bool = False
+
+    @property
+    def threshold(self) -> float:
+        return -self.intercept / self.gamma
+
+    @property
+    def integer_threshold(self) -> int | None:
+        if not self.integer_features:
+            return None
+        return int(math.floor(self.threshold)) + 1
+
+    def rows(self) -> list[tuple[str, int]]:
+        """Non-zero rows, largest |points| first."""
+        pairs = [(f, p) for f, p in zip(self.features, self.points) if p != 0]
+        return sorted(pairs, key=lambda fp: (-abs(fp[1]), fp[0]))
+
+    def rule(self) -> str:
+        if self.integer_threshold is not None:
+            return f"predict {self.positive} if total >= {self.integer_threshold}, else {self.negative}"
+        return f"predict {self.positive} if total > {_fmt(self.threshold)}, else {self.negative}"
+
+    def total(self, X) -> np.ndarray:
+        return np.asarray(X, dtype=float) @ np.asarray(self.points, dtype=float)
+
+    def predict(self, X) -> np.ndarray:
+        """1 for the positive class, 0 for the negative, following the card (not the estimator)."""
+        t = self.total(X)
+        if self.integer_threshold is not None:
+            return (np.round(t) >= self.integer_threshold).astype(int)
+        return (t > self.threshold).astype(int)
+
+    def _header(self) -> str:
+        note = "" if self.integral else (
+            f"  (NOT fully integral: integrity {self.integrity:.2f}; points are rounded)"
+        )
+        return f"score card (1 point = {_fmt(self.gamma)} in the linear model){note}"
+
+    def text(self) -> str:
+        rows = self.rows()
+        width = max([len("feature")] + [len(f) for f, _ in rows])
+        lines = [self._header(), f"{'feature':<{width}} | points", f"{'-' * width}-+-------"]
+        lines += [f"{f:<{width}} | {p:+d}" for f, p in rows]
+        if not rows:
+            lines.append(f"{'(no feature)':<{width}} |")
+        lines.append(f"{'-' * width}-+-------")
+        lines.append(f"total = sum of the points of the features (times their values)")
+        lines.append(self.rule())
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        lines = [f"*{self._header()}*", "", "| feature | points |", "|---|---:|"]
+        lines += [f"| {f.replace('|', chr(92) + '|')} | {p:+d} |" for f, p in self.rows()]
+        lines += ["", f"**{self.rule()}**"]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {
+            "rows": [{"feature": f, "points": int(p)} for f, p in self.rows()],
+            "gamma": self.gamma,
+            "intercept": self.intercept,
+            "threshold": self.threshold,
+            "integer_threshold": self.integer_threshold,
+            "rule": self.rule(),
+            "integral": self.integral,
+            "integrity": self.integrity,
+        }
+
+
+def score_card(estimator, feature_names=None, X=None, labels=None) -> ScoreCard:
+    """The score card of a fitted Facets classifier (or any linear model with ``gamma_``).
+
+    ``feature_names`` default to the estimator's ``feature_names_in_`` or x0, x1, ...; ``X`` (the
+    training data) tells whether all features are integer-valued (then the threshold is an
+    integer); ``labels`` = (negative, positive) names, default from ``classes_``.
+    """
+    coef = np.ravel(estimator.coef_)
+    gamma = float(getattr(estimator, "gamma_", getattr(estimator, "gamma", 1.0)))
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+    if feature_names is None:
+        feature_names = [f"x{j}" for j in range(coef.size)]
+    feature_names = [str(f) for f in feature_names]
+    if len(feature_names) != coef.size:
+        raise InputError(f"{len(feature_names)} feature names for {coef.size} coefficients")
+    u = coef / gamma
+    points = np.round(u).astype(np.int64)
+    on = np.abs(u - points) <= 1e-9
+    integer_features = False
+    if X is not None:
+        Xa = np.asarray(X, dtype=float)
+        integer_features = bool(np.all(Xa == np.round(Xa)))
+    classes = getattr(estimator, "classes_", None)
+    if labels is None:
+        labels = (_label(classes[0]), _label(classes[1])) if classes is not None else ("0", "1")
+    return ScoreCard(
+        features=tuple(feature_names),
+        points=tuple(int(p) for p in points),
+        gamma=gamma,
+        intercept=float(np.ravel(estimator.intercept_)[0]),
+        integral=bool(on.all()),
+        integrity=float(on.mean()) if coef.size else 1.0,
+        negative=str(labels[0]),
+        positive=str(labels[1]),
+        integer_features=integer_features,
+    )
+
+
+@attrs.frozen
+class RoundedModel:
+    """A linear classifier whose coefficients were rounded to the gamma-grid."""
+
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    gamma_: float
+    classes_: np.ndarray
+    source: str
+
+    def decision_function(self, X):
+        return np.asarray(X, dtype=float) @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+def round_to_grid(coef, gamma: float) -> np.ndarray:
+    """gamma * round(coef / gamma)."""
+    return float(gamma) * np.round(np.asarray(coef, dtype=float) / float(gamma))
+
+
+def rounded_baseline(X, y, gamma: float, kind: str = "none", C: float = 1.0,
+                     refit_threshold: bool = True) -> RoundedModel:
+    """The honest baseline: a plain logistic regression, its coefficients rounded to gamma * Z.
+
+    ``kind="none"``: unpenalised; ``kind="l1"``: L1-penalised with inverse strength ``C``
+    (liblinear).  With ``refit_threshold`` the rounded points are frozen and the scale and
+    intercept re-fitted (the same post-processing FacetsClassifier applies by default), else the
+    fitted intercept is kept.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if kind == "none":
+            model = LogisticRegression(C=np.inf, max_iter=2000)
+        elif kind == "l1":
+            model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear")
+        else:
+            raise InputError(f"baseline kind must be 'none' or 'l1', got {kind!r}")
+        model.fit(X, y)
+    points = np.round(np.ravel(model.coef_) / float(gamma))
+    intercept = float(np.ravel(model.intercept_)[0])
+    if refit_threshold and np.any(points != 0):
+        y_num = np.where(y == model.classes_[1], 1.0, -1.0)
+        a, b = refit_scale(X @ points, y_num, "logistic")
+        if a[0] > 0 and np.isfinite(a[0]) and np.isfinite(b[0]):
+            gamma, intercept = float(a[0]), float(b[0])
+    return RoundedModel((float(gamma) * points).reshape(1, -1), np.array([intercept]),
+                        float(gamma), model.classes_, f"logistic ({kind}) rounded")

@@ -1,0 +1,116 @@
+"""The `facets` method: registration, `interp run`, JSON, figures and one-line input errors."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from matplotlib.figure import Figure
+
+import interp
+from interp.cli import cli
+from interp.runner import RunContext, run_method
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+    return invoke
+
+
+def card_csv(tmp_path, n=300, seed=0, **extra):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 4))
+    y = ((X @ np.array([2, 1, 1, -1]) + rng.normal(scale=0.3, size=n)) >= 2).astype(int)
+    frame = pd.DataFrame(X, columns=["fever", "cough", "rash", "vaccinated"])
+    frame["sick"] = y
+    for name, values in extra.items():
+        frame[name] = values
+    path = tmp_path / "card.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_method_is_registered():
+    method = interp.get_registry().methods["facets"]
+    assert method.plugin == "facets" and method.task == "classification"
+    assert {o.name for o in method.options} >= {"lam", "gamma", "cv", "penalty", "eps", "solver"}
+
+
+def test_run_with_fixed_lam_gamma_prints_the_card(run, tmp_path):
+    result = run("run", "--plugin", "facets", "--data", card_csv(tmp_path), "--target", "sick",
+                 "--lam", 0.01, "--gamma", 0.2, "--quiet")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "feature" in out and "points" in out and "predict 1 if total" in out
+    assert "baseline" in out and "integrity" in out
+
+
+def test_run_with_cv_gives_json_with_the_card_and_the_baseline(run, tmp_path):
+    result = run("run", "--plugin", "facets", "--data", card_csv(tmp_path), "--target", "sick",
+                 "--cv", 3, "--n-gammas", 5, "--n-betas", 12, "--format", "json", "--quiet")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    card = data["explanation"]["score_card"]
+    assert {r["feature"] for r in card["rows"]} <= {"fever", "cough", "rash", "vaccinated"}
+    assert all(isinstance(r["points"], int) for r in card["rows"])
+    assert card["integer_threshold"] is not None and "total >=" in card["rule"]
+    assert "baseline" in data["explanation"] and "train_accuracy" in data["explanation"]["baseline"]
+    m = data["metrics"]
+    for key in ("cv_accuracy", "integrity", "baseline_train_accuracy", "baseline_cv_accuracy"):
+        assert key in m
+    assert data["explanation"]["cv"]["folds"] == 3
+
+
+def test_run_method_returns_figures_and_the_estimator(tmp_path):
+    data = interp.load_dataset(card_csv(tmp_path), "sick")
+    exp = run_method("facets", data, {"cv": 2, "n_gammas": 3, "n_betas": 6}, RunContext(seed=0, quiet=True))
+    assert set(exp.figures) == {"path", "heatmaps"}
+    assert all(isinstance(f, Figure) for f in exp.figures.values())
+    assert exp.estimator is not None and hasattr(exp.estimator, "cv_results_")
+    assert interp.Explanation.from_dict(json.loads(exp.to_json())) == exp
+    # the card in the payload predicts like the estimator when the model is integral
+    if exp.payload["fully_integral"]:
+        X = data.X
+        pts = {r["feature"]: r["points"] for r in exp.payload["score_card"]["rows"]}
+        total = sum(pts.get(f, 0) * X[:, j] for j, f in enumerate(data.feature_names))
+        card_pred = (total >= exp.payload["score_card"]["integer_threshold"]).astype(int)
+        np.testing.assert_array_equal(card_pred, exp.estimator.predict(X).astype(int))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--lam", 0, "--gamma", 1), "lam must be > 0"),
+        (("--lam", 0.1, "--gamma", -1), "gamma must be > 0"),
+        (("--lam", 0.1), "give both --lam and --gamma"),
+        (("--lam", 0.1, "--gamma", 1, "--eps", 1.5), "eps must be in (0, 1)"),
+        (("--lam", 0.1, "--gamma", 1, "--penalty", "nope"), "unknown penalty 'nope'"),
+    ],
+)
+def test_bad_options_are_one_line_errors(run, tmp_path, args, message):
+    result = run("run", "--plugin", "facets", "--data", card_csv(tmp_path), "--target", "sick", *args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_non_binary_target_constant_feature_and_nan_are_one_line_errors(run, tmp_path):
+    path = card_csv(tmp_path, n=30, const=np.ones(30), three=np.arange(30) % 3)
+    bad = run("run", "--plugin", "facets", "--data", path, "--target", "three", "--lam", 0.1, "--gamma", 1)
+    assert bad.exit_code == 2 and "binary target" in bad.output and "3 classes" in bad.output
+    assert len(bad.output.strip().splitlines()) == 1
+    const = run("run", "--plugin", "facets", "--data", path, "--target", "sick", "--lam", 0.1, "--gamma", 1)
+    assert const.exit_code == 2 and "constant feature 'const'" in const.output
+    frame = pd.read_csv(path).drop(columns=["const", "three"])
+    frame.loc[3, "cough"] = np.nan
+    frame.to_csv(tmp_path / "nan.csv", index=False)
+    nan = run("run", "--plugin", "facets", "--data", tmp_path / "nan.csv", "--target", "sick",
+              "--lam", 0.1, "--gamma", 1)
+    assert nan.exit_code == 2 and "nan" in nan.output.lower()
+    assert len(nan.output.strip().splitlines()) == 1

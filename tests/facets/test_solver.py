@@ -1,0 +1,143 @@
+"""The proximal-gradient solver against independent references."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Lasso, LogisticRegression
+
+import interp
+from interp import hookimpl
+from interp.testing import registered
+from interp_facets import FacetsClassifier, FacetsRegressor, solve
+from interp_facets import penalties as P
+from interp_facets.estimators import resolve_penalty
+
+
+def regression_data(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    w = np.array([2.0, -1.0, 0.0, 0.5, 0.0, 3.0])
+    return X, X @ w + 0.7 + rng.normal(scale=0.3, size=n)
+
+
+def classification_data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    z = X @ np.array([1.5, -2.0, 0.0, 1.0, 0.2]) - 0.3 + rng.logistic(size=n)
+    return X, np.where(z > 0, 1.0, -1.0)
+
+
+def logistic_objective(X, y, w, b, lam):
+    return np.mean(np.logaddexp(0, -y * (X @ w + b))) + lam * np.abs(w).sum()
+
+
+@pytest.mark.parametrize("solver", ["ista", "fista"])
+def test_l1_squared_loss_is_sklearn_lasso(solver):
+    X, y = regression_data()
+    pen, hyper = resolve_penalty("l1")
+    res = solve(X, y, loss="squared", penalty=pen, lam=0.05, solver=solver, tol=1e-6, max_iter=20000)
+    ref = Lasso(alpha=0.05, tol=1e-12, max_iter=100000).fit(X, y)
+    assert res.converged
+    np.testing.assert_allclose(res.u, ref.coef_, atol=1e-6)
+    assert res.intercept == pytest.approx(ref.intercept_, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", ["ista", "fista"])
+def test_l1_logistic_matches_sklearn_and_is_no_worse(solver):
+    X, y = classification_data()
+    lam = 0.02
+    pen, hyper = resolve_penalty("l1")
+    res = solve(X, y, loss="logistic", penalty=pen, lam=lam, solver=solver, tol=1e-6, max_iter=20000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = LogisticRegression(C=1 / (len(y) * lam), l1_ratio=1.0, solver="saga", tol=1e-12,
+                                 max_iter=100000).fit(X, y)
+    ours = logistic_objective(X, y, res.u, res.intercept, lam)
+    theirs = logistic_objective(X, y, ref.coef_[0], ref.intercept_[0], lam)
+    assert ours <= theirs + 1e-9
+    np.testing.assert_allclose(res.u, ref.coef_[0], atol=1e-4)
+
+
+def test_l2_squared_loss_is_the_closed_form_ridge():
+    X, y = regression_data()
+    lam = 0.3
+    pen, _ = resolve_penalty("l2")
+    res = solve(X, y, loss="squared", penalty=pen, lam=lam, solver="fista", tol=1e-10, max_iter=20000)
+    Xc, yc = X - X.mean(0), y - y.mean()
+    n = len(y)
+    w = np.linalg.solve(Xc.T @ Xc / n + lam * np.eye(X.shape[1]), Xc.T @ yc / n)
+    np.testing.assert_allclose(res.u, w, atol=1e-8)
+    assert res.intercept == pytest.approx(y.mean() - X.mean(0) @ w, abs=1e-8)
+
+
+@pytest.mark.parametrize("penalty", ["facets", "scf"])
+@pytest.mark.parametrize("gamma", [0.3, 1.0, 2.5])
+def test_one_feature_without_intercept_matches_brute_force(penalty, gamma):
+    """min_w sum (y - x w)^2 / (2n) + lam Omega(w / gamma) by bounded Brent on a 1-D convex objective."""
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=80)
+    y = 3.3 * x + rng.normal(scale=0.5, size=80)
+    lam = 0.4
+    pen, hyper = resolve_penalty(penalty)
+    res = solve(x[:, None], y, loss="squared", penalty=pen, lam=lam, gamma=gamma, hyper=hyper,
+                fit_intercept=False, solver="ista", tol=1e-10, max_iter=100000)
+    f = lambda w: np.mean((y - x * w) ** 2) / 2 + lam * pen.value(np.array([w / gamma]), **hyper)  # noqa: E731
+    ref = minimize_scalar(f, bounds=(-10, 10), method="bounded", options={"xatol": 1e-12}).x
+    assert gamma * res.u[0] == pytest.approx(ref, abs=1e-6)
+
+
+def test_ista_and_fista_reach_the_same_scf_minimiser_and_integrity():
+    X, y = classification_data(seed=2)
+    pen, hyper = resolve_penalty("scf")
+    kw = dict(loss="logistic", penalty=pen, lam=0.05, gamma=0.5, hyper=hyper, tol=1e-7, max_iter=50000)
+    a = solve(X, y, solver="ista", **kw)
+    b = solve(X, y, solver="fista", **kw)
+    assert a.converged and b.converged
+    np.testing.assert_allclose(a.u, b.u, atol=1e-6)
+    assert np.array_equal(a.u == np.round(a.u), b.u == np.round(b.u))
+
+
+def test_stopping_criterion_holds_at_the_returned_point():
+    X, y = classification_data(seed=5)
+    lam, gamma = 0.03, 0.4
+    pen, hyper = resolve_penalty("scf")
+    res = solve(X, y, loss="logistic", penalty=pen, lam=lam, gamma=gamma, hyper=hyper, tol=1e-6,
+                solver="fista", max_iter=20000)
+    z = gamma * X @ res.u + res.intercept
+    gz = -y / (1 + np.exp(y * z)) / len(y)
+    gu = gamma * X.T @ gz
+    dist = P.scf_subdiff_distance(res.u, gu / lam, **hyper)
+    assert np.max(dist) <= 1e-6 and abs(gz.sum()) <= 1e-6 * lam
+
+
+def test_max_iter_gives_a_convergence_warning():
+    X, y = classification_data()
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        m = FacetsClassifier(lam=0.01, gamma=0.5, max_iter=2, tol=1e-12).fit(X, y)
+    assert m.n_iter_ == 2 and not m.converged_
+
+
+class HalfL1:
+    """A third-party penalty: 0.5 |w|, registered under a new name."""
+
+    @hookimpl
+    def register_penalties(self, register):
+        register(interp.Penalty(
+            "half_l1",
+            lambda w: 0.5 * float(np.abs(w).sum()),
+            lambda w, step: np.sign(w) * np.maximum(np.abs(w) - 0.5 * step, 0.0),
+        ))
+
+
+def test_a_third_party_penalty_is_resolved_by_name_at_fit_time():
+    X, y = regression_data()
+    with pytest.raises(interp.InputError, match="unknown penalty 'half_l1'"):
+        FacetsRegressor(lam=0.1, penalty="half_l1").fit(X, y)
+    with registered(HalfL1(), "halfl1"):
+        m = FacetsRegressor(lam=0.1, gamma=1.0, penalty="half_l1", tol=1e-9, max_iter=20000,
+                            refit_scale=False).fit(X, y)
+    ref = Lasso(alpha=0.05, tol=1e-12, max_iter=100000).fit(X, y)
+    np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-6)
