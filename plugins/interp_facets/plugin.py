@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 from interp import Explanation, InputError, Method, Option, hookimpl
+from interp.binarize import TabularBinarizer
 from interp.data import check_finite
 
 from .cv import FacetsClassifierCV, IntegrityWarning
@@ -23,9 +24,24 @@ def register_penalties(register):
         register(penalty)
 
 
-def _check_data(data):
+def _design(data, binarize, n_thresholds):
+    """The features the card is written in: as given, or 0/1 columns such as ``age>52``.
+
+    Points on raw measurements (areas in the thousands beside ratios below one) cannot share one
+    grid step; thresholded 0/1 features give a card a person can add up.
+    """
     X = np.asarray(data.X, dtype=float)
     names = list(data.feature_names)
+    if binarize == "never" or (binarize == "auto" and np.isin(X, (0.0, 1.0)).all()):
+        return X, names
+    if int(n_thresholds) < 1:
+        raise InputError("--n-thresholds must be at least 1")
+    source = data.raw if data.raw is not None else data.frame()
+    binarizer = TabularBinarizer(n_thresholds=int(n_thresholds)).fit(source)
+    return binarizer.transform(source), [str(n) for n in binarizer.get_feature_names_out()]
+
+
+def _check_data(data, X, names):
     check_finite(X, names)
     classes = np.unique(data.y)
     if classes.size != 2:
@@ -46,8 +62,9 @@ def _check_data(data):
 
 
 def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solver="fista",
-         n_gammas=12, n_betas=40, tol=1e-4, max_iter=2000, baseline="none"):
-    X, names = _check_data(data)
+         n_gammas=12, n_betas=40, tol=1e-4, max_iter=2000, baseline="none", binarize="auto",
+         n_thresholds=3):
+    X, names = _check_data(data, *_design(data, binarize, n_thresholds))
     y = data.y
     if (lam is None) != (gamma is None):
         raise InputError("give both --lam and --gamma, or --cv K to choose them by cross-validation")
@@ -175,7 +192,7 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
              f"  points: {shown}{more}; {base_card.rule()}"]
     params = {"lam": lam, "gamma": gamma, "cv": cv, "penalty": penalty, "eps": eps, "solver": solver,
               "n_gammas": n_gammas, "n_betas": n_betas, "tol": tol, "max_iter": max_iter,
-              "baseline": baseline}
+              "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds}
     return Explanation(params=params, metrics=metrics, payload=payload, text="\n".join(text),
                        figures=figures, estimator=estimator)
 
@@ -203,6 +220,10 @@ def register_methods(register):
                 Option("max_iter", int, 2000, "maximum proximal-gradient iterations per fit"),
                 Option("baseline", str, "none", "rounded baseline: unpenalised or L1 logistic "
                                                 "regression", choices=("none", "l1")),
+                Option("binarize", str, "auto", "write the card in 0/1 features (thresholds such as "
+                                                "age>52, one-hot levels); auto: when any feature is "
+                                                "not already 0/1", choices=("auto", "always", "never")),
+                Option("n_thresholds", int, 3, "quantile thresholds per numeric feature when binarizing"),
             ),
         )
     )

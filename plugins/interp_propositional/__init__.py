@@ -32,7 +32,7 @@ __all__ = [
     "to_string",
 ]
 
-from .binarize import TabularBinarizer  # noqa: E402
+from interp.binarize import TabularBinarizer  # noqa: E402  (re-exported: the binarizer lives in the core)
 from .estimator import PropositionalSVC  # noqa: E402
 from .explain import Rule, explain_svc, feature_weights, top_rules  # noqa: E402
 from .generator import random_formula  # noqa: E402

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import InputError
 
-from .binarize import TabularBinarizer
+from interp.binarize import TabularBinarizer
 from .explain import explain_svc
 from .formula import parse, to_string
 from .kernels import check_binary, propositional_kernel

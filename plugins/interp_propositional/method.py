@@ -8,7 +8,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from interp import Explanation, InputError, progress
 
-from .binarize import TabularBinarizer
+from interp.binarize import TabularBinarizer
 from .estimator import PropositionalSVC
 from .formula import n_leaves, parse
 

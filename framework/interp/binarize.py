@@ -1,4 +1,4 @@
-"""Binarisation of tabular data for propositional and Boolean kernels.
+"""Binarisation of tabular data: 0/1 columns with readable names, for methods that need binary input.
 
 ``TabularBinarizer`` turns every column into 0/1 columns:
 
@@ -21,7 +21,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from interp import InputError
+from .errors import InputError
 
 __all__ = ["TabularBinarizer"]
 
