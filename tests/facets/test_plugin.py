@@ -114,3 +114,20 @@ def test_non_binary_target_constant_feature_and_nan_are_one_line_errors(run, tmp
               "--lam", 0.1, "--gamma", 1)
     assert nan.exit_code == 2 and "nan" in nan.output.lower()
     assert len(nan.output.strip().splitlines()) == 1
+
+
+def test_numeric_features_are_thresholded_into_readable_card_rows(tmp_path):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"age": rng.uniform(20, 80, 400), "income": rng.lognormal(10, 1, 400)})
+    frame["risk"] = (frame["age"] > 50).astype(int)
+    path = tmp_path / "numeric.csv"
+    frame.to_csv(path, index=False)
+    data = interp.load_dataset(path, "risk")
+    exp = run_method("facets", data, {"lam": 0.01, "gamma": 1.0}, RunContext(seed=0, quiet=True))
+    names = exp.payload["feature_names"]
+    assert all(">" in n for n in names) and len(names) == 6  # 3 quantile thresholds per column
+    rows = {r["feature"]: r["points"] for r in exp.payload["score_card"]["rows"]}
+    assert rows and max(rows, key=lambda f: abs(rows[f])).startswith("age>")
+    raw = run_method("facets", data, {"lam": 0.01, "gamma": 1.0, "binarize": "never"},
+                     RunContext(seed=0, quiet=True))
+    assert raw.payload["feature_names"] == ["age", "income"]
