@@ -16,7 +16,7 @@ from interp_propositional import (
     propositional_kernel,
 )
 
-from propositional_helpers import brute_features, random_binary
+from .propositional_helpers import brute_features, random_binary
 
 
 @pytest.mark.parametrize("normalize", [False, True])

@@ -21,7 +21,7 @@ from interp_propositional import kernels as kernels_module
 from interp_propositional.formula import Leaf, leaves
 from interp_propositional.generator import random_formula
 
-from propositional_helpers import brute_kernel, random_binary
+from .propositional_helpers import brute_kernel, random_binary
 
 BINARY = [op for op in BUILTIN_OPERATORS if op.arity == 2]
 

@@ -16,7 +16,7 @@ from interp_propositional import (
 from interp_propositional.generator import formula_stats
 from interp_propositional.selection import hull_distance
 
-from propositional_helpers import random_binary
+from .propositional_helpers import random_binary
 
 
 @pytest.fixture(scope="module")
