@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import sympy
 from interp import Explanation, InputError
 from interp.data import check_finite
 
 from .estimator import SymbolicPursuitClassifier, SymbolicPursuitRegressor
+from .plots import plot_fidelity
 
 BLACK_BOXES = ("mlp", "gbm", "rf", "svm")
 
@@ -146,8 +148,9 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
         loss_history=est.loss_history_, closed_forms=est.closed_forms_, blackbox=bb_name,
         scaling=dict(min=est.data_min_.tolist(), range=est.data_range_.tolist()),
     )
+    shown = expr.xreplace({c: sympy.Float(c, 4) for c in expr.atoms(sympy.Float)})  # 4 digits to read
     lines = [f"Symbolic model of the {bb_name} black box ({est.n_terms_} terms, {task}):",
-             f"  f(x) = {expr}", "",
+             f"  f(x) = {shown}", "",
              f"fidelity on {len(te)} held-out rows: R^2 = {r2:.4f}, MSE = {mse:.4g}   (fit {fit_s:.1f} s)"]
     for key in ("blackbox_r2", "symbolic_r2", "blackbox_accuracy", "symbolic_accuracy"):
         if key in metrics:
@@ -156,7 +159,9 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
     lines += [f"  {n:<24s} {imp[n]: .4g}" for n in order[:15]]
     params = dict(estimator_options)
     params.update(model=bb_name, max_terms=max_terms, test_size=test_size, task=task, families=est.families_)
-    return Explanation(params=params, metrics=metrics, payload=payload, text="\n".join(lines), estimator=est)
+    figure = plot_fidelity(out_te, sym_te, imp, r2)
+    return Explanation(params=params, metrics=metrics, payload=payload, text="\n".join(lines),
+                       figures={"fidelity": figure}, estimator=est)
 
 
 def run_method(data, ctx, *, model="mlp", max_terms=3, test_size=0.25, **options):

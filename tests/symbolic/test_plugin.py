@@ -30,14 +30,13 @@ def _data(n=160, seed=0):
 
 def test_run_method_payload():
     X, y = _data()
-    data = interp.load_dataset(X, y, feature_names=["a", "b", "c"]) if False else None
-    from interp.data import Dataset
-
-    data = Dataset(X=X, y=y, feature_names=("a", "b", "c"), name="synthetic")
+    data = interp.load_dataset(X, y=y, feature_names=["a", "b", "c"])
     res = run_method("symbolic", data, {"model": "gbm", "max_terms": 1, "n_restarts": 1, "maxiter": 40},
                      RunContext(seed=0, quiet=True))
     for key in ("expression", "latex", "mathml", "terms", "feature_importances"):
         assert key in res.payload
+    fig = res.figures["fidelity"]
+    assert len(fig.axes) == 2 and len(fig.axes[1].patches) == 3  # one importance bar per feature
     assert set(res.payload["feature_importances"]) == {"a", "b", "c"}
     assert res.metrics["fidelity_r2"] > 0.8
     assert res.metrics["n_terms"] == 1
