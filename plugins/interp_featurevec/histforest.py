@@ -60,14 +60,22 @@ class HistForest:
 
     def __init__(self, X, y, *, classification: bool, max_depth: int, max_features: int,
                  max_samples: int, max_bins: int = MAX_BINS):
-        self.classification = classification
-        self.max_depth = int(max_depth)
-        self.n_samples, self.n_features = X.shape
-        self.k = int(min(max_features, self.n_features))
-        self.m = int(max_samples)
+        self._set_params(X.shape, y, classification, max_depth, max_features, max_samples)
         self.codes, self.cuts = bin_features(X, max_bins)
         self.B = int(max(1, max(c.size for c in self.cuts) + 1))
         self.codes_flat = self.codes.ravel()
+        width = self.B * (self.C if classification else 2)
+        by_hist = 1_000_000 // max(1, (2 ** max(self.max_depth - 1, 0)) * width)
+        by_entries = 1_000_000 // max(1, self.m)
+        self.batch = int(max(1, min(by_hist, by_entries, 8192)))
+
+    def _set_params(self, shape, y, classification, max_depth, max_features, max_samples) -> None:
+        """Sizes and encoded targets, set in one place for the dense and sparse growers."""
+        self.classification = classification
+        self.max_depth = int(max_depth)
+        self.n_samples, self.n_features = shape
+        self.k = int(min(max_features, self.n_features))
+        self.m = int(max_samples)
         if classification:
             self.classes, ycode = np.unique(y, return_inverse=True)
             self.C = int(self.classes.size)
@@ -78,10 +86,6 @@ class HistForest:
             self.y = np.asarray(y, dtype=np.float64)
             scale = float(np.abs(self.y).max()) or 1.0
             self.var_tol = 1e-12 * scale * scale
-        width = self.B * (self.C if classification else 2)
-        by_hist = 1_000_000 // max(1, (2 ** max(self.max_depth - 1, 0)) * width)
-        by_entries = 1_000_000 // max(1, self.m)
-        self.batch = int(max(1, min(by_hist, by_entries, 8192)))
 
     # -- candidate features ------------------------------------------------------------------
     def _candidates(self, rng, n_nodes: int) -> np.ndarray:
@@ -110,11 +114,7 @@ class HistForest:
         """(feature, threshold, exists) of T trees, each (T, 2**(D+1) - 1) in heap order."""
         rng = np.random.default_rng(seed)
         D, k, B, d, C = self.max_depth, self.k, self.B, self.n_features, self.C
-        H = 2 ** (D + 1) - 1
-        feature = np.full((T, H), -1, dtype=np.int64)
-        threshold = np.full((T, H), np.nan)
-        exists = np.zeros((T, H), dtype=bool)
-        exists[:, 0] = True
+        feature, threshold, exists = self._empty_heaps(T)
         rows = rng.integers(0, self.n_samples, T * self.m).astype(np.int64)
         tn = np.repeat(np.arange(T, dtype=np.int64), self.m)  # t * L + node within the level
         for level in range(D):
@@ -174,23 +174,38 @@ class HistForest:
             split = np.isfinite(best_score) & impure & (n_node >= 2)
             bb = best_b
             fstar = cand[ar, best_c]
-            heap = (2**level - 1) + np.arange(L)
-            split &= exists[:, heap].ravel()
-            feature[:, heap] = np.where(split, fstar, -1).reshape(T, L)
-            thr = np.full(TL, np.nan)
-            ids = np.flatnonzero(split)
-            thr[ids] = self._cut_values(fstar[ids], bb[ids])
-            threshold[:, heap] = thr.reshape(T, L)
-            child = (2 ** (level + 1) - 1) + 2 * np.arange(L)
-            sp_tl = split.reshape(T, L)
-            exists[:, child] = sp_tl
-            exists[:, child + 1] = sp_tl
+            split = self._record_level(feature, threshold, exists, level, split, fstar, bb)
             # route samples; samples of nodes that did not split are done
             keep = split[tn]
             rows, tn = rows[keep], tn[keep]
             go_right = self.codes_flat[rows * d + fstar[tn]] > bb[tn]
             tn = 2 * tn + go_right  # node id within the next level: t * 2L + 2j + side
         return feature, threshold, exists
+
+    def _empty_heaps(self, T: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Empty (feature, threshold, exists) heaps of T root-only trees, one copy for both growers."""
+        H = 2 ** (self.max_depth + 1) - 1
+        feature = np.full((T, H), -1, dtype=np.int64)
+        threshold = np.full((T, H), np.nan)
+        exists = np.zeros((T, H), dtype=bool)
+        exists[:, 0] = True
+        return feature, threshold, exists
+
+    def _record_level(self, feature, threshold, exists, level: int, split, fstar, bb) -> np.ndarray:
+        """Write a level's splits into the heaps (one copy for both growers); returns the split kept."""
+        T, L = feature.shape[0], 2**level
+        heap = (2**level - 1) + np.arange(L)
+        split = split & exists[:, heap].ravel()
+        feature[:, heap] = np.where(split, fstar, -1).reshape(T, L)
+        thr = np.full(T * L, np.nan)
+        ids = np.flatnonzero(split)
+        thr[ids] = self._cut_values(fstar[ids], bb[ids])
+        threshold[:, heap] = thr.reshape(T, L)
+        child = (2 ** (level + 1) - 1) + 2 * np.arange(L)
+        sp_tl = split.reshape(T, L)
+        exists[:, child] = sp_tl
+        exists[:, child + 1] = sp_tl
+        return split
 
     def _cut_values(self, feats: np.ndarray, bins: np.ndarray) -> np.ndarray:
         if not hasattr(self, "_cut_table"):

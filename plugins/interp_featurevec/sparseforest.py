@@ -75,26 +75,12 @@ class SparseHistForest(HistForest):
         X.sum_duplicates()
         X.eliminate_zeros()
         X.sort_indices()
-        self.classification = classification
-        self.max_depth = int(max_depth)
-        self.n_samples, self.n_features = X.shape
-        self.k = int(min(max_features, self.n_features))
-        self.m = int(max_samples)
+        self._set_params(X.shape, y, classification, max_depth, max_features, max_samples)
         self.indptr = X.indptr.astype(np.int64)
         self.indices = X.indices.astype(np.int64)
         self.nnz = np.diff(self.indptr)
         self.nz_codes, self.zero_code, self.cuts = bin_sparse(X, max_bins)
         self.B = int(max(1, max(c.size for c in self.cuts) + 1))
-        if classification:
-            self.classes, ycode = np.unique(y, return_inverse=True)
-            self.C = int(self.classes.size)
-            self.ycode = ycode.astype(np.int64)
-            self.y = None
-        else:
-            self.classes, self.C = None, 1
-            self.y = np.asarray(y, dtype=np.float64)
-            scale = float(np.abs(self.y).max()) or 1.0
-            self.var_tol = 1e-12 * scale * scale
         width = self.B * (self.C if classification else 2)
         by_hist = 2_000_000 // max(1, (2 ** max(self.max_depth - 1, 0)) * self.k * width)
         by_rows = 4_000_000 // max(1, self.n_samples)
@@ -103,11 +89,7 @@ class SparseHistForest(HistForest):
     def grow_batch(self, seed: int, T: int):
         rng = np.random.default_rng(seed)
         D, k, B, C, n = self.max_depth, self.k, self.B, self.C, self.n_samples
-        H = 2 ** (D + 1) - 1
-        feature = np.full((T, H), -1, dtype=np.int64)
-        threshold = np.full((T, H), np.nan)
-        exists = np.zeros((T, H), dtype=bool)
-        exists[:, 0] = True
+        feature, threshold, exists = self._empty_heaps(T)
         rows = rng.integers(0, n, (T, self.m))
         w = np.zeros((T, n))
         np.add.at(w, (np.repeat(np.arange(T), self.m), rows.ravel()), 1.0)
@@ -186,17 +168,7 @@ class SparseHistForest(HistForest):
             split = np.isfinite(s_slot[ar, bc]) & impure & (n_node >= 2)
             bb = b_slot.reshape(TL, k)[ar, bc]
             fstar = cand[ar, bc]
-            heap = (2**level - 1) + np.arange(L)
-            split &= exists[:, heap].ravel()
-            feature[:, heap] = np.where(split, fstar, -1).reshape(T, L)
-            thr = np.full(TL, np.nan)
-            ids = np.flatnonzero(split)
-            thr[ids] = self._cut_values(fstar[ids], bb[ids])
-            threshold[:, heap] = thr.reshape(T, L)
-            child = (2 ** (level + 1) - 1) + 2 * np.arange(L)
-            sp_tl = split.reshape(T, L)
-            exists[:, child] = sp_tl
-            exists[:, child + 1] = sp_tl
+            split = self._record_level(feature, threshold, exists, level, split, fstar, bb)
             # route: every alive row first takes the side of a 0 value, non-zeros then override
             go = np.zeros_like(node)
             keep = split[tl_alive]
