@@ -1,0 +1,193 @@
+"""The z-independent coefficient path of interp_symbolic.meijer: K selection, coefficients,
+and a wide random sweep against mpmath (30 digits) including the error estimate."""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from scipy.special import digamma, gammaln, gammasgn
+
+from interp_symbolic import meijer as M
+from interp_symbolic import meijerg, meijerg_grad
+
+from .test_meijer import CONFIGS, mp_grad, mp_value, split, well_separated
+
+
+def test_choose_K_exp_series():
+    # e^{-w}: terms (-w)^k / k!; at w = 3 the tail beyond K must be below e^-36 of the largest
+    K_cap = 200
+    k = np.arange(K_cap, dtype=float)
+    for w in (0.1, 1.0, 3.0, 20.0):
+        g = -gammaln(k + 1) + k * math.log(w)
+        with np.errstate(all="ignore"):
+            K = M._choose_K(g, np.zeros(K_cap, dtype=bool), K_cap, 0.0)
+        assert K < K_cap
+        # the whole neglected tail is below e^-TAIL_LOG of the largest term, and K is not much
+        # longer than needed
+        tail = np.logaddexp.reduce(g[K:])
+        assert tail < g.max() - M.TAIL_LOG + 0.5
+        assert np.logaddexp.reduce(g[K - 4:]) > g.max() - 50.0 or K <= 6
+
+
+def test_choose_K_p_equal_q_uses_the_limit_ratio():
+    # p == q: terms ~ k^3 w^k; the ratio tends to w, K must grow like 1 / (1 - w)
+    Ks = []
+    for w in (0.5, 0.9, 0.97):
+        k = np.arange(4000, dtype=float)
+        g = 3 * np.log1p(k) + k * math.log(w)
+        with np.errstate(all="ignore"):
+            K = M._choose_K(g, np.zeros(4000, dtype=bool), 4000, w)
+        r = w
+        assert g[K - 1] + math.log(r / (1 - r)) < g.max() - M.TAIL_LOG
+        Ks.append(K)
+    assert Ks[0] < Ks[1] < Ks[2] < 4000
+
+
+def test_choose_K_terminating_series():
+    g = np.array([0.0, -1.0, -2.0] + [-np.inf] * 45)
+    dead = np.array([False] * 3 + [True] * 45)
+    with np.errstate(all="ignore"):
+        assert M._choose_K(g, dead, 48, 0.0) <= 6
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_smooth_coefficients_match_direct_log_gamma(seed):
+    # the recurrence path against gammaln / gammasgn / digamma per (factor, k)
+    rng = np.random.default_rng(seed)
+    m, n, p, q = CONFIGS[seed]
+    while True:
+        a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
+        if well_separated(m, n, a, b):
+            break
+    K = 1500
+    for h in range(m):
+        with np.errstate(all="ignore"):
+            co = M._block_coeffs(m, n, a, b, h, K, True)
+        assert co is not None and not co["anypole"]
+        k = np.arange(K, dtype=float)
+        bh = b[h]
+        L = -gammaln(k + 1)
+        S = np.where(np.arange(K) % 2 == 0, 1.0, -1.0)
+        D = np.zeros((K, p + q))
+        facs = [(b[j] - bh - k, 1, {p + j: 1, p + h: -1}) for j in range(m) if j != h]
+        facs += [(1 - a[j] + bh + k, 1, {j: -1, p + h: 1}) for j in range(n)]
+        facs += [(1 - b[j] + bh + k, -1, {p + j: -1, p + h: 1}) for j in range(m, q)]
+        facs += [(a[j] - bh - k, -1, {j: 1, p + h: -1}) for j in range(n, p)]
+        for x, e, cf in facs:
+            L += e * gammaln(x)
+            S *= gammasgn(x)
+            for i, c in cf.items():
+                D[:, i] += e * c * digamma(x)
+        scale = 1e-13 * (1 + np.abs(L) + np.abs(k * np.log1p(k)))
+        assert np.all(np.abs(co["L"] - L) <= scale)
+        assert np.array_equal(co["S"], S)
+        np.testing.assert_allclose(co["D"], D, rtol=1e-9, atol=1e-9)
+
+
+def generic(params):
+    """Every parameter and every difference of two at least 0.01 from an integer (differences
+    that are integers up to rounding, e.g. 1e-300, make the float parameters a different
+    function than their rounded differences; that is not what this sweep is about)."""
+    x = np.asarray(params, dtype=float)
+    d = np.concatenate([x, (x[:, None] - x[None, :])[np.triu_indices(len(x), 1)]])
+    return bool(np.all(np.abs(d - np.round(d)) >= 0.01))
+
+
+def _accuracy_case(orders, params, zs):
+    m, n, p, q = orders
+    a, b = params[:p], params[p:]
+    a_s, b_s = split(m, n, a, b)
+    z = np.array(zs)
+    got, info = meijerg(a_s, b_s, z, return_info=True)
+    for zi, gi, fb, est in zip(z, got, info["fallback"], info["rel_error"]):
+        ref = mp_value(a_s, b_s, zi)
+        err = abs(gi - ref) / max(abs(ref), 1e-300)
+        assert err <= 1e-8, (a_s, b_s, zi, gi, ref)
+        if not fb:  # the fast path's estimate must not be optimistic
+            assert err <= 10 * est + 1e-13, (a_s, b_s, zi, err, est)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.sampled_from(CONFIGS), st.lists(st.floats(-1.5, 1.5), min_size=6, max_size=6),
+       st.lists(st.floats(0.02, 0.97), min_size=3, max_size=3), st.booleans())
+def test_hypothesis_random_parameters_all_configs(orders, raw, zs, invert):
+    m, n, p, q = orders
+    params = raw[:p + q]
+    assume(well_separated(m, n, params[:p], params[p:]) and generic(params))
+    if invert:  # arguments above 1 (the 1/z expansion for p >= q)
+        zs = [1.0 / z for z in zs] if p == q else [3.0 * z for z in zs]
+    _accuracy_case(orders, params, zs)
+
+
+def test_p_equal_q_close_to_one_stays_fast():
+    # z in (0.9, 0.97): long series (hundreds to thousands of terms), no mpmath
+    a_s, b_s = [[0.2, 0.7], [1.1]], [[0.4, 1.3], [0.9]]
+    z = np.linspace(0.9, 0.97, 15)
+    val, info = meijerg(a_s, b_s, z, return_info=True)
+    assert not info["fallback"].any()
+    ref = np.array([mp_value(a_s, b_s, zi) for zi in z])
+    np.testing.assert_allclose(val, ref, rtol=1e-9)
+
+
+def test_grouped_points_same_as_one_by_one():
+    # the grouping by argument (p == q) and the common scale must not change any value
+    a_s, b_s = [[0.3], [-0.4]], [[0.8], [0.1]]
+    rng = np.random.default_rng(3)
+    z = np.concatenate([rng.uniform(0.01, 0.95, 200), rng.uniform(1.05, 30, 50)])
+    together = meijerg(a_s, b_s, z)
+    alone = np.array([meijerg(a_s, b_s, np.array([zi]))[0] for zi in z[::10]])
+    np.testing.assert_allclose(together[::10], alone, rtol=1e-11)
+
+
+def test_wide_range_of_arguments_uses_a_safe_scale():
+    # 1e-6 .. 30 for a p < q function: one common scale would underflow the small points
+    a_s, b_s = [[], []], [[0.3], [0.8]]
+    z = np.array([1e-6, 1e-3, 0.5, 30.0])
+    val = meijerg(a_s, b_s, z)
+    ref = [mp_value(a_s, b_s, zi) for zi in z]
+    np.testing.assert_allclose(val, ref, rtol=1e-9)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.sampled_from(CONFIGS), st.lists(st.floats(-1.5, 1.5), min_size=6, max_size=6),
+       st.floats(0.1, 0.85))
+def test_hypothesis_gradients(orders, raw, z):
+    m, n, p, q = orders
+    params = raw[:p + q]
+    a, b = params[:p], params[p:]
+    assume(well_separated(m, n, a, b) and generic(params))
+    a_s, b_s = split(m, n, a, b)
+    val, ga, gb, gz = meijerg_grad(a_s, b_s, np.array([z]))
+    ref = mp_grad(a_s, b_s, z)
+    ours = np.concatenate([ga[:, 0], gb[:, 0], gz])
+    assert np.max(np.abs(ours - ref)) <= 1e-6 * max(np.max(np.abs(ref)), 1e-12)
+
+
+@pytest.mark.parametrize("orders", CONFIGS)
+def test_seeded_sweep_against_mpmath(orders):
+    # 15 random generic parameter sets per configuration, arguments over both expansions
+    m, n, p, q = orders
+    rng = np.random.default_rng(1000 + sum(orders))
+    done = 0
+    while done < 15:
+        params = rng.uniform(-1.5, 1.5, p + q)
+        if not (well_separated(m, n, params[:p], params[p:]) and generic(params)):
+            continue
+        zs = [0.03, 0.4, 0.8, 0.93] + ([1.1, 2.5] if p == q else [1.7, 3.0])
+        _accuracy_case(orders, params, zs)
+        done += 1
+
+
+def test_log_space_path_gives_the_same(monkeypatch):
+    # points spanning too many orders of magnitude for one scale take the per-point log-space
+    # sum; force it everywhere and compare
+    a_s, b_s = [[0.3], [-0.4]], [[0.8], [0.1]]
+    z = np.array([0.05, 0.5, 0.9, 1.3, 4.0])
+    fast = meijerg_grad(a_s, b_s, z)
+    monkeypatch.setattr(M, "_series_fast", lambda *args: "range")
+    slow = meijerg_grad(a_s, b_s, z)
+    for f, s in zip(fast, slow):
+        np.testing.assert_allclose(f, s, rtol=1e-9, atol=1e-12)
