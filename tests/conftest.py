@@ -13,3 +13,18 @@ def _fresh_registry():
     registry.reset()
     yield
     registry.reset()
+
+
+@pytest.fixture
+def run():
+    """Invoke the ``interp`` command line in-process: ``run("plugins", "--json")``."""
+    from click.testing import CliRunner
+
+    from interp.cli import cli
+
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+    return invoke

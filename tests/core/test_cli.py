@@ -11,14 +11,6 @@ from interp.cli import cli
 from interp.testing import registered
 
 
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-    return invoke
 
 
 def test_version(run):

@@ -5,22 +5,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 from matplotlib.figure import Figure
 
 import interp
-from interp.cli import cli
 from interp.runner import RunContext, run_method
 
 
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-    return invoke
 
 
 def card_csv(tmp_path, n=300, seed=0, **extra):
