@@ -191,3 +191,54 @@ def test_log_space_path_gives_the_same(monkeypatch):
     slow = meijerg_grad(a_s, b_s, z)
     for f, s in zip(fast, slow):
         np.testing.assert_allclose(f, s, rtol=1e-9, atol=1e-12)
+
+
+def test_grouping_choice_does_not_change_values(monkeypatch):
+    # p == q: one pass for all points (the default at this size) or one pass per group of
+    # arguments (forced) must agree
+    a_s, b_s = [[0.3], [-0.4]], [[0.8], [0.1]]
+    z = np.random.default_rng(4).uniform(0.01, 0.97, 300)
+    one, info1 = meijerg(a_s, b_s, z, return_info=True)
+    assert M._groups(np.log(z), True) == [None]
+    monkeypatch.setattr(M, "GROUP_SAVE", 0.0)
+    assert len(M._groups(np.log(z), True)) > 1
+    grouped, info2 = meijerg(a_s, b_s, z, return_info=True)
+    ok = ~info1["fallback"] & ~info2["fallback"]
+    assert ok.sum() > 250
+    np.testing.assert_allclose(one[ok], grouped[ok], rtol=1e-11)
+
+
+def test_coefficient_cache_is_transparent():
+    # the coefficients are memoised per parameter set: same results with a cold or warm cache,
+    # different parameters never share an entry, and cached arrays cannot be modified
+    a_s, b_s = [[0.25, -0.3], [0.6]], [[0.1, -1.2], [0.7]]
+    z = np.random.default_rng(5).uniform(0.02, 0.9, 100)
+    M._BCACHE.clear()
+    cold = meijerg_grad(a_s, b_s, z)
+    warm = meijerg_grad(a_s, b_s, z)
+    for c, w in zip(cold, warm):
+        np.testing.assert_array_equal(c, w)
+    other = meijerg(a_s, [[0.1, -1.1], [0.7]], z)
+    assert np.max(np.abs(other - cold[0])) > 1e-6
+    np.testing.assert_array_equal(meijerg(a_s, b_s, z), cold[0])
+    co = next(v for v in M._BCACHE.values() if v is not None)
+    with pytest.raises(ValueError):
+        co["L"][0] = 0.0
+
+
+@pytest.mark.parametrize("orders,a_s,b_s,z", [
+    ((1, 0, 0, 2), [[], []], [[0.3], [-0.7]], (0.05, 3.0)),
+    ((0, 1, 3, 1), [[0.2], [0.9, -0.4]], [[], [1.1]], (0.05, 3.0)),
+    ((1, 1, 2, 2), [[0.35], [-0.45]], [[0.15], [0.8]], (0.05, 0.9)),
+    ((1, 1, 2, 2), [[0.35], [-0.45]], [[0.15], [0.8]], (1.2, 20.0)),
+    ((1, 1, 2, 2), [[0.35], [-0.45]], [[0.15], [0.8]], (0.05, 20.0)),
+])
+def test_shortcut_without_info_gives_the_same(orders, a_s, b_s, z):
+    # without return_info, points all on one side take a shortcut: same values and gradients
+    zz = np.random.default_rng(6).uniform(*z, 64).reshape(8, 8)
+    v_info, _ = meijerg(a_s, b_s, zz, return_info=True)
+    np.testing.assert_array_equal(meijerg(a_s, b_s, zz), v_info)
+    g_info = meijerg_grad(a_s, b_s, zz, return_info=True)[:-1]
+    for x, y in zip(meijerg_grad(a_s, b_s, zz), g_info):
+        assert x.shape == y.shape
+        np.testing.assert_array_equal(x, y)
