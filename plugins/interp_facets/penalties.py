@@ -103,11 +103,22 @@ def facets_subdiff_distance(w, grad) -> np.ndarray:
     [-1, 1] at 0 (signs mirrored for w < 0)."""
     w, g = np.broadcast_arrays(_arr(w), _arr(grad))
     a = np.abs(w)
+    lo, hi = _facets_interval(a)
+    return _signed_distance(w, g, lo, hi)
+
+
+def _facets_interval(a):
+    """d Facets at |w| = a for w > 0, as [lo, hi]: {ceil a} off the integers, [k, k + 1] at k."""
     k = np.floor(a)
     on_int = a == k
     lo = np.where(on_int, k, np.ceil(a))
-    hi = np.where(on_int, k + 1.0, lo)
-    zero = a == 0
+    return lo, np.where(on_int, k + 1.0, lo)
+
+
+def _signed_distance(w, g, lo, hi):
+    """Distance of -g to the subdifferential [lo, hi] (given for w > 0; [-1, 1] at 0, mirrored
+    for w < 0)."""
+    zero = w == 0
     lo = np.where(zero, -1.0, lo)
     hi = np.where(zero, 1.0, hi)
     sgn = np.where(w < 0, -1.0, 1.0)
@@ -146,18 +157,8 @@ def scf_subdiff_distance(w, grad, eps: float = 0.01) -> np.ndarray:
     eps = _check_eps(eps)
     w, g = np.broadcast_arrays(_arr(w), _arr(grad))
     a = np.abs(w)
-    k = np.floor(a)
-    on_int = a == k
-    # for w > 0: (1 - eps) [lo_f, hi_f] + eps (1 + w)
-    lo_f = np.where(on_int, k, np.ceil(a))
-    hi_f = np.where(on_int, k + 1.0, lo_f)
-    lo = (1 - eps) * lo_f + eps * (1.0 + a)
-    hi = (1 - eps) * hi_f + eps * (1.0 + a)
-    zero = a == 0
-    lo = np.where(zero, -1.0, lo)
-    hi = np.where(zero, 1.0, hi)
-    sgn = np.where(w < 0, -1.0, 1.0)
-    return _interval_distance(-g * sgn, lo, hi)
+    lo_f, hi_f = _facets_interval(a)  # for w > 0: (1 - eps) [lo_f, hi_f] + eps (1 + w)
+    return _signed_distance(w, g, (1 - eps) * lo_f + eps * (1.0 + a), (1 - eps) * hi_f + eps * (1.0 + a))
 
 
 # --------------------------------------------------------------------------- L1, L2, elastic net
