@@ -223,6 +223,22 @@ def _log_tables(K):
     return t
 
 
+_ZCACHE: dict = {}
+
+
+def _zero_tables(K):
+    """Read-only int zeros and bool zeros of length K (the Z and dead entries of a block
+    without reciprocal-Gamma zeros; shared, cached)."""
+    t = _ZCACHE.get(K)
+    if t is None:
+        t = (np.zeros(K, dtype=int), np.zeros(K, dtype=bool))
+        for v in t:
+            v.setflags(write=False)
+        if len(_ZCACHE) < 64:
+            _ZCACHE[K] = t
+    return t
+
+
 ANCHOR = 32  # gradient: exact digamma every ANCHOR terms, the recurrence in between
 
 
@@ -252,9 +268,10 @@ def _block_coeffs_smooth(out, off, slope, e, rows, K, P, want_grad):
         X = off[:, None] + slope[:, None] * k[None, :]
         lg = gammaln(X)
         Lk = out["L"]
-        out["Lerr"] = np.abs(lg).sum(axis=0) - Lk + 1.0  # worst case, units of eps
+        # (the ufuncs' reductions directly: what .sum / np.prod call, without their wrappers)
+        out["Lerr"] = np.add.reduce(np.abs(lg), axis=0) - Lk + 1.0  # worst case, units of eps
         out["L"] = Lk + e @ lg
-        out["S"] = out["S"] * np.prod(gammasgn(X), axis=0)
+        out["S"] = out["S"] * np.multiply.reduce(gammasgn(X), axis=0)
         if want_grad:
             coef = np.zeros((F, P))
             for f, row in enumerate(rows):
@@ -388,14 +405,16 @@ def _block_coeffs(m, n, a, b, h, K, want_grad):
         add(a[j] - bh, -1.0, -1.0, ((j, 1.0), (p + h, -1.0)))
     k, L, S = _k_tables(K)
     F = len(offs)
-    out = dict(K=K, L=L, S=S, Z=np.zeros(K, dtype=int), dead=np.zeros(K, dtype=bool),
-               D=np.zeros((K, P)) if want_grad else None, lim=None, anypole=False, Lerr=np.abs(L))
+    Z0, dead0 = _zero_tables(K)
+    out = dict(K=K, L=L, S=S, Z=Z0, dead=dead0,
+               D=np.zeros((K, P)) if want_grad else None, lim=None, anypole=False)
     if F == 0:
+        out["Lerr"] = np.abs(L)
         return out
     off = np.array(offs)
     slope = np.array(slopes)
     e = np.array(es)
-    if not np.any(off == np.round(off)):  # no Gamma argument can be a pole: recurrences
+    if not (off == off.round()).any():  # no Gamma argument can be a pole: recurrences
         return _block_coeffs_smooth(out, off, slope, e, rows, K, P, want_grad)
     X = off[:, None] + slope[:, None] * k[None, :]
     pole = (X <= 0) & (X == np.round(X))
@@ -436,6 +455,8 @@ def _block_coeffs(m, n, a, b, h, K, want_grad):
 
 _BCACHE: dict = {}
 _BCACHE_MAX = 64
+_MISSING = object()
+_ARRAY_ENTRIES = ("L", "S", "Z", "dead", "D", "Lerr", "absLerr")  # plus the tuple "lim"
 
 
 def _block_coeffs_cached(m, n, a, b, h, K, want_grad):
@@ -444,19 +465,19 @@ def _block_coeffs_cached(m, n, a, b, h, K, want_grad):
     skip the per-call coefficient work).  Entries are read-only; the cache holds at most
     ``_BCACHE_MAX`` blocks (cleared when full)."""
     key = (m, n, a.tobytes(), b.tobytes(), h, K, bool(want_grad))
-    try:
-        return _BCACHE[key]
-    except KeyError:
-        pass
+    co = _BCACHE.get(key, _MISSING)
+    if co is not _MISSING:
+        return co
     co = _block_coeffs(m, n, a, b, h, K, want_grad)
     if co is not None:
         co["absLerr"] = np.abs(co["L"]) + co["Lerr"]
-        for v in co.values():
-            if isinstance(v, np.ndarray):
+        for name in _ARRAY_ENTRIES:  # every array entry (Z and dead may be shared, read-only)
+            v = co[name]
+            if v is not None and v.flags.writeable:
                 v.setflags(write=False)
-            elif isinstance(v, tuple):
-                for w in v:
-                    w.setflags(write=False)
+        if co["lim"] is not None:
+            for w in co["lim"]:
+                w.setflags(write=False)
     if len(_BCACHE) >= _BCACHE_MAX:
         _BCACHE.clear()
     _BCACHE[key] = co
@@ -473,15 +494,17 @@ def _choose_K(g, dead, Kcap, rlim):
     if Kc < 4:
         return Kc
     if Kc > 128:  # the conditions on a prefix only depend on that prefix: look there first
-        K = _choose_K(g[:96], dead[:96], 96, rlim)
+        K = _choose_K(g[:96], None if dead is None else dead[:96], 96, rlim)
         if K < 96:
             return K
     runmax = np.maximum.accumulate(g)
     d1 = g[1:] - g[:-1]
-    r = np.maximum(np.exp(d1[1:]), rlim)
+    r = np.exp(d1[1:])
+    if rlim > 0.0:  # (max with 0 changes nothing: exp >= 0, nan stays nan)
+        np.maximum(r, rlim, out=r)
     tail = g[2:] + np.log(r / (1.0 - r))
     cond = (r < 1.0) & (d1[:-1] < 0) & (tail < runmax[2:] - TAIL_LOG)
-    if dead.any():
+    if dead is not None and dead.any():  # None: no zeros (the series does not terminate)
         cond |= dead[2:] & dead[1:-1]
     c1 = cond[1:]  # K >= 4
     i = int(c1.argmax())
@@ -530,7 +553,8 @@ def _series_fast(m, n, a, b, logw, Kcap, want_grad, cache):
         else:
             g_all = G_all
             dead_all = co["dead"]
-        K = _choose_K(g_all[:Kcap], dead_all[:Kcap], Kcap, math.exp(lx) if peq else 0.0)
+        K = _choose_K(g_all[:Kcap], dead_all[:Kcap] if anyzero else None, Kcap,
+                      math.exp(lx) if peq else 0.0)
         G = G_all[:K]
         g = g_all[:K]
         Mh = float(g.max())
@@ -574,10 +598,14 @@ def _series_fast(m, n, a, b, logw, Kcap, want_grad, cache):
         for i, bl in enumerate(blocks):
             C[:bl[1], i * ncol:(i + 1) * ncol] = bl[5]
     ncol_all = C.shape[1]
+    V = None
     if K <= 96:
-        V = np.multiply.outer(logx, k)  # x^k = exp(k log x): relative error eps k |log x|
+        # x^k = exp(k log x): relative error eps k |log x|.  The products k log x as a rank-one
+        # matrix product (exact: one product per entry, no sums; faster than an outer product
+        # with a short inner dimension)
+        V = np.dot(logx.reshape(-1, 1), k.reshape(1, -1))
         np.exp(V, out=V)
-        R_all = (V @ C).T
+        R_all = np.ascontiguousarray((V @ C).T)  # (contiguous rows: cheaper to use below)
         nsum = float(K)  # the K-term dot products
     else:  # x^(B i + j) = x^(B i) x^j: N (K / B + B) exp instead of N K, sums of B and K / B
         B = 16 if K <= 400 else 32
@@ -611,7 +639,9 @@ def _series_fast(m, n, a, b, logw, Kcap, want_grad, cache):
             ok = None
         elif c2 < 0 and rmax < 1.0:  # holds at w_max, so at every point (x <= 1, w <= w_max):
             ok = None  # one bound r <= rmax for all
-            tail = math.exp(g[-1] - Mh) * (rmax / (1.0 - rmax)) * np.exp((K - 1) * logx)
+            # x^(K-1): the column K - 1 of the powers when they were formed (the same numbers)
+            xK = V[:, K - 1] if V is not None else np.exp((K - 1) * logx)
+            tail = math.exp(g[-1] - Mh) * (rmax / (1.0 - rmax)) * xK
         else:
             lr = c1 + logx
             if peq:  # the ratio tends to w: bound the tail with the larger of the two
