@@ -150,11 +150,12 @@ def _binary_labels(y) -> np.ndarray:
 
 def _conflicts(X: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Mask of rows whose exact copy occurs with the other label."""
-    keys = [row.tobytes() for row in np.ascontiguousarray(X)]
-    labels: dict[bytes, set] = {}
-    for k, label in zip(keys, s):
-        labels.setdefault(k, set()).add(label)
-    return np.array([len(labels[k]) > 1 for k in keys])
+    _, group = np.unique(np.asarray(X), axis=0, return_inverse=True)
+    _, label = np.unique(np.asarray(s), return_inverse=True)
+    n_labels = int(label.max()) + 1
+    pairs = np.unique(group.ravel() * n_labels + label.ravel())  # distinct (row value, label)
+    mixed = np.bincount(pairs // n_labels) > 1
+    return mixed[group.ravel()]
 
 
 def hull_distance(K, y, solver: str = "svm", tol: float = 1e-7, max_iter: int = 20000) -> float:

@@ -94,3 +94,11 @@ def test_select_kernel_ranks_by_ratio(toy):
     b = select_kernel(X, y, n_candidates=8, random_state=3, n_jobs=2)
     assert a.formulas == b.formulas and np.allclose(a.ratios, b.ratios)
     assert len(a.formulas) == 8 and seen[-1] == ("radius-margin", 8, 8)
+
+
+def test_conflicting_duplicate_rows_are_found_for_any_label_type():
+    from interp_propositional.selection import _conflicts
+
+    X = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [1, 1]])
+    for y in (np.array(["dem", "rep", "dem", "dem", "rep"]), np.array([-1.0, 1.0, 1.0, 1.0, -1.0])):
+        np.testing.assert_array_equal(_conflicts(X, y), [True, True, False, False, False])
