@@ -56,7 +56,7 @@ def reference_magnitude(X, y_num, loss: str, fit_intercept: bool = True) -> floa
     """
     pen, hyper = resolve_penalty("l2")
     res = solve(X, y_num, loss=loss, penalty=pen, lam=1e-3, gamma=1.0, hyper=hyper,
-                solver="fista", tol=1e-3, max_iter=2000, fit_intercept=fit_intercept)
+                solver="newton", tol=1e-3, max_iter=2000, fit_intercept=fit_intercept)
     m = float(np.max(np.abs(res.u), initial=0.0))
     return m if m > 0 and np.isfinite(m) else 1.0
 
@@ -74,7 +74,7 @@ class _FacetsCVBase(BaseEstimator):
     _estimator_class = FacetsRegressor
 
     def __init__(self, gammas=24, betas=100, cv=5, *, gamma_range=None, beta_decades=5.0,
-                 penalty="scf", eps=0.01, penalty_params=None, solver="fista", tol=1e-4,
+                 penalty="scf", eps=0.01, penalty_params=None, solver="newton", tol=1e-4,
                  max_iter=2000, fit_intercept=True, refit_scale=True, n_jobs=None, random_state=0):
         self.gammas = gammas
         self.betas = betas

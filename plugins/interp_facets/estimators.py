@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
@@ -19,6 +20,9 @@ from .solver import SolveResult, curvature_matrix, metric_and_bound, refit_scale
 
 __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "resolve_penalty"]
 
+#: the solver loops of :func:`.solver.solve`
+SOLVERS = ("newton", "fista", "ista")
+
 #: a coefficient is on the gamma-grid when |w / gamma - round(w / gamma)| <= this
 GRID_ATOL = 1e-9
 
@@ -27,7 +31,13 @@ def single_threaded_blas():
     """The solver does many small matrix-vector products: BLAS threads only add overhead (and
     thrash when the machine is busy), so each fit runs with one BLAS thread; parallelism comes
     from joblib over the grid instead."""
-    return threadpool_limits(limits=1, user_api="blas")
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    """Made once per process: it scans the loaded libraries (about 3 ms)."""
+    return ThreadpoolController()
 
 
 def integrity(u: np.ndarray, atol: float = GRID_ATOL) -> tuple[float, float]:
@@ -84,8 +94,8 @@ def _check_eps(eps) -> float:
 
 
 def _check_solver(solver) -> str:
-    if solver not in ("ista", "fista"):
-        raise InputError(f"solver must be 'ista' or 'fista', got {solver!r}")
+    if solver not in SOLVERS:
+        raise InputError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
     return solver
 
 
@@ -101,7 +111,7 @@ class _FacetsBase(BaseEstimator):
     _loss = "squared"
 
     def __init__(self, lam=0.01, gamma=1.0, *, penalty="scf", eps=0.01, penalty_params=None,
-                 solver="fista", tol=1e-4, max_iter=2000, fit_intercept=True, refit_scale=True,
+                 solver="newton", tol=1e-4, max_iter=2000, fit_intercept=True, refit_scale=True,
                  warm_start=False):
         self.lam = lam
         self.gamma = gamma
@@ -188,10 +198,13 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         The ``eps`` of Strongly Convex Facets (used by penalties that take ``eps``).
     penalty_params : dict or None
         Other hyperparameters of the penalty (e.g. ``{"l1_ratio": 0.3}`` for elasticnet).
-    solver : "fista" or "ista"
-        Proximal gradient with (restarted) / without Nesterov momentum.  Both stop on the same
-        subgradient test, so they return the same minimiser (and the same integrity) up to
-        ``tol``; FISTA needs far fewer iterations on ill-conditioned data.
+    solver : "newton", "fista" or "ista"
+        ``newton`` (the default): proximal gradient steps that put coefficients on the
+        penalty's plateaus, each followed by a Newton step on the coefficients off them (10x
+        fewer iterations than FISTA on ill-conditioned data); ``fista``: proximal gradient with
+        restarted Nesterov momentum; ``ista``: plain proximal gradient (the paper's).  All three
+        return prox outputs and stop on the same subgradient test, so they give the same
+        minimiser (and the same integrity) up to ``tol``.
     tol, max_iter : stopping test (subgradient distance / lam) and iteration cap.
     refit_scale : bool
         After the penalised fit, freeze the points ``u = w / gamma`` and re-estimate only the
@@ -279,7 +292,7 @@ class FacetsClassifier(ClassifierMixin, _FacetsBase):
         return tags
 
 
-def fit_path(X, y_num, *, loss, penalty, hyper, gamma, lams, solver="fista", tol=1e-4,
+def fit_path(X, y_num, *, loss, penalty, hyper, gamma, lams, solver="newton", tol=1e-4,
              max_iter=2000, fit_intercept=True, gram=None, precondition=True):
     """Warm-started fits along decreasing ``lams`` at one ``gamma``.
 

@@ -12,7 +12,7 @@ from interp.binarize import TabularBinarizer
 from interp.data import check_finite
 
 from .cv import FacetsClassifierCV, IntegrityWarning
-from .estimators import FacetsClassifier, _check_eps, _check_positive, fit_path, resolve_penalty
+from .estimators import SOLVERS, FacetsClassifier, _check_eps, _check_positive, fit_path, resolve_penalty
 from .penalties import PENALTIES
 from .plots import plot_heatmaps, plot_path
 from .scorecard import rounded_baseline, score_card
@@ -61,7 +61,7 @@ def _check_data(data, X, names):
     return X, names
 
 
-def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solver="fista",
+def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solver="newton",
          n_gammas=12, n_betas=40, tol=1e-4, max_iter=2000, baseline="none", binarize="auto",
          n_thresholds=3):
     X, names = _check_data(data, *_design(data, binarize, n_thresholds))
@@ -213,7 +213,8 @@ def register_methods(register):
                 Option("penalty", str, "scf", "registered penalty name (scf, facets, l1, l2, "
                                               "elasticnet, ...)"),
                 Option("eps", float, 0.01, "eps of Strongly Convex Facets, in (0, 1)"),
-                Option("solver", str, "fista", "proximal gradient variant", choices=("fista", "ista")),
+                Option("solver", str, "newton", "newton (proximal gradient + Newton steps), fista or ista",
+                       choices=SOLVERS),
                 Option("n_gammas", int, 12, "number of gamma values in the CV grid"),
                 Option("n_betas", int, 40, "number of beta = lam/gamma^2 values in the CV grid"),
                 Option("tol", float, 1e-4, "stopping tolerance (subgradient distance / lam)"),

@@ -32,7 +32,9 @@ import attrs
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["SolveResult", "solve", "lipschitz_bound", "LOSSES"]
+from .newton import newton_loop
+
+__all__ = ["Problem", "SolveResult", "solve", "lipschitz_bound", "LOSSES"]
 
 
 def _logistic_value(z: np.ndarray, y: np.ndarray) -> float:
@@ -139,6 +141,175 @@ def lipschitz_bound(X: np.ndarray, gamma: float, loss: str, fit_intercept: bool 
     return metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), False)[1]
 
 
+class Problem:
+    """``loss(gamma X u + b, y) + lam * penalty(u)`` with the pieces every solver loop needs.
+
+    Holds the data, the penalty, the diagonal metric ``D`` (per-coordinate steps ``1 / (L D_j)``)
+    and the scale of the stopping criterion, so that the first-order loop and the Newton loop
+    (:mod:`.newton`) share one definition of a step, of the objective and of convergence.
+    """
+
+    def __init__(self, X, y, *, loss, penalty, lam, gamma, hyper, fit_intercept, metric,
+                 precondition, gram):
+        self.X, self.y, self.loss = X, y, loss
+        self.lam, self.gamma, self.hyper = lam, gamma, hyper
+        self.fit_intercept = fit_intercept
+        self.penalty = penalty
+        self.d = d = X.shape[1]
+        self._fboth = _BOTH[loss]
+        self._fgrad = LOSSES[loss][1]
+        if metric is None:
+            metric = metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), precondition)
+        D, self.lipschitz_max = metric
+        self.Du = D[:d]
+        self.Db = float(D[d]) if fit_intercept else 1.0
+        self.vector_steps = bool(d) and not np.all(self.Du == self.Du[0])
+        if self.vector_steps and lam > 0:
+            try:  # a third-party prox may only take a scalar step: then use the plain metric
+                np.asarray(penalty.prox(np.zeros(d), lam / self.Du, **hyper), dtype=float)
+            except (TypeError, ValueError):
+                D, self.lipschitz_max = metric_and_bound(
+                    curvature_matrix(X, gamma, loss, fit_intercept, gram), False)
+                self.Du, self.Db = D[:d], (float(D[d]) if fit_intercept else 1.0)
+                self.vector_steps = False
+        self.crit_scale = max(lam, 0.1 * self._null_strength(), 1e-12)
+        self._gram = gram
+        self._work = None
+
+    def _null_strength(self) -> float:
+        """``lam_null = max_j |d loss / d u_j|`` at the intercept-only model: the strength that
+        zeroes every coefficient.
+
+        The criterion is measured in units of lam (the plateau width of the penalty's
+        subdifferential), floored at 0.1 * lam_null: below that floor the problem is nearly
+        unpenalised, its plateaus are too narrow to matter, and a tolerance relative to a
+        vanishing lam would only burn iterations.
+        """
+        y = self.y
+        b_null = 0.0
+        if self.fit_intercept and self.loss == "logistic":
+            p_ = min(max(float(np.mean(y > 0)), 1e-12), 1 - 1e-12)
+            b_null = np.log(p_ / (1 - p_))
+        elif self.fit_intercept:
+            b_null = float(np.mean(y))
+        g = self._fgrad(np.full(y.shape[0], b_null), y)
+        return float(np.max(np.abs(self.gamma * (self.X.T @ g)), initial=0.0))
+
+    # ----------------------------------------------------------------- smooth part
+    def scores(self, u: np.ndarray, b: float) -> np.ndarray:
+        return self.gamma * (self.X @ u) + b
+
+    def value(self, z: np.ndarray) -> float:
+        return LOSSES[self.loss][0](z, self.y)
+
+    def grads(self, z: np.ndarray) -> tuple[np.ndarray, float]:
+        """Gradient of the loss in (u, b) at the scores z."""
+        gz = self._fgrad(z, self.y)
+        return self.gamma * (self.X.T @ gz), float(gz.sum()) if self.fit_intercept else 0.0
+
+    def value_and_grads(self, z: np.ndarray) -> tuple[float, np.ndarray, float]:
+        fz, gz = self._fboth(z, self.y)
+        return fz, self.gamma * (self.X.T @ gz), float(gz.sum()) if self.fit_intercept else 0.0
+
+    def curvature(self, z: np.ndarray) -> np.ndarray:
+        """Second derivative of the mean loss in each score z_i (the Hessian's sample weights)."""
+        n = z.shape[0]
+        if self.loss == "squared":
+            return np.full(n, 1.0 / n)
+        p = expit(z)
+        return p * (1.0 - p) / n
+
+    def hessian(self, z: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Hessian of the loss in (u[cols], b) at the scores z (b last, with an intercept)."""
+        gamma = self.gamma
+        w = self.curvature(z)
+        if self.loss == "squared":  # constant: one Gram matrix serves every call
+            if self._gram is None:
+                n = z.shape[0]
+                self._gram = (self.X.T @ self.X / n, self.X.mean(axis=0))
+            G, m = self._gram
+            Hc, hb = G[np.ix_(cols, cols)], m[cols]
+        else:
+            r = np.sqrt(w)
+            if self._work is None:  # one buffer for every call (no fresh pages per iteration)
+                self._work = np.empty(self.X.shape, order="F")
+            S = self._work[:, : cols.size]
+            np.multiply(self.X if cols.size == self.d else self.X[:, cols], r[:, None], out=S)
+            Hc, hb = S.T @ S, S.T @ r
+        k = cols.size
+        H = np.empty((k + 1, k + 1) if self.fit_intercept else (k, k))
+        H[:k, :k] = gamma * gamma * Hc
+        if self.fit_intercept:
+            H[:k, k] = H[k, :k] = gamma * hb
+            H[k, k] = w.sum()
+        return H
+
+    # ----------------------------------------------------------------- penalty
+    def penalty_value(self, u: np.ndarray) -> float:
+        return self.lam * float(self.penalty.value(u, **self.hyper)) if self.lam > 0 else 0.0
+
+    def prox(self, v: np.ndarray, step) -> np.ndarray:
+        if self.lam <= 0:
+            return v
+        return np.asarray(self.penalty.prox(v, self.lam * step, **self.hyper), dtype=float)
+
+    def steps(self, L: float):
+        """Per-coordinate steps (array, or a scalar without a metric) and the intercept's step."""
+        if self.vector_steps:
+            su = 1.0 / (L * self.Du)
+        else:
+            su = 1.0 / (L * (float(self.Du[0]) if self.d else 1.0))
+        return su, 1.0 / (L * self.Db)
+
+    def criterion(self, u: np.ndarray, gu: np.ndarray, gb: float, L: float) -> float:
+        """``max_j dist(-grad_j, lam d Omega(u_j))`` and ``|d loss / d b|``, in units of crit_scale."""
+        lam, dist_fn = self.lam, self.penalty.subdiff_distance
+        if lam <= 0:
+            du = float(np.max(np.abs(gu), initial=0.0))
+        elif dist_fn is not None:
+            du = lam * float(np.max(np.asarray(dist_fn(u, gu / lam, **self.hyper)), initial=0.0))
+        else:  # gradient mapping, zero exactly at a minimiser
+            step = self.steps(L)[0]
+            du = float(np.max(np.abs(u - self.prox(u - step * gu, step)) / step, initial=0.0))
+        return max(du, abs(gb) if self.fit_intercept else 0.0) / self.crit_scale
+
+    def plateau_violated(self, u: np.ndarray, gu: np.ndarray, plateau: np.ndarray, tol: float) -> bool:
+        """Whether a coordinate on a plateau of the prox (``plateau`` mask) is not optimal there
+        (always True for a penalty without ``subdiff_distance``)."""
+        if self.lam <= 0 or not plateau.any():
+            return False
+        if self.penalty.subdiff_distance is None:
+            return True
+        dist = np.asarray(self.penalty.subdiff_distance(u[plateau], gu[plateau] / self.lam, **self.hyper))
+        return self.lam * float(np.max(dist, initial=0.0)) > tol * self.crit_scale
+
+    # ----------------------------------------------------------------- one proximal step
+    def prox_step(self, u, b, f, gu, gb, L):
+        """A backtracked proximal gradient step from (u, b), whose loss is f and gradient (gu, gb).
+
+        ``L`` is divided by 1.25 first, then doubled until the sufficient-decrease test holds
+        (never above the bound, where it always holds).  Returns (u+, b+, z+, f+, L, zeta, step):
+        ``zeta`` is the point the prox was applied to, with per-coordinate ``step``.
+        """
+        cap = self.lipschitz_max * 1.0000001
+        L = max(L / 1.25, 1e-12)
+        Du, Db = self.Du, self.Db
+        while True:
+            step_u, step_b = self.steps(L)
+            zeta = u - step_u * gu
+            u_new = self.prox(zeta, step_u)
+            b_new = b - step_b * gb if self.fit_intercept else 0.0
+            du = u_new - u
+            db = b_new - b
+            z_new = self.scores(u_new, b_new)
+            f_new = self.value(z_new)
+            quad = float((du * du) @ Du) if self.d else 0.0
+            model = f + float(gu @ du) + gb * db + 0.5 * L * (quad + Db * db * db)
+            if f_new <= model + 1e-15 * max(1.0, abs(f)) or L >= cap:
+                return u_new, b_new, z_new, f_new, L, zeta, step_u
+            L = min(2.0 * L, cap)
+
+
 def solve(
     X: np.ndarray,
     y: np.ndarray,
@@ -148,7 +319,7 @@ def solve(
     lam: float,
     gamma: float = 1.0,
     hyper: dict | None = None,
-    solver: str = "fista",
+    solver: str = "newton",
     tol: float = 1e-4,
     max_iter: int = 1000,
     fit_intercept: bool = True,
@@ -160,132 +331,65 @@ def solve(
     check_every: int = 10,
     gram: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> SolveResult:
-    """Minimise ``loss(gamma X u + b) + lam * penalty(u)`` by proximal gradient descent.
+    """Minimise ``loss(gamma X u + b) + lam * penalty(u)``.
 
     ``solver`` is ``"ista"`` (plain proximal gradient: every iterate is a prox output, so it
-    sits on the penalty's plateaus) or ``"fista"`` (Nesterov momentum with gradient-based
-    restart; its iterates are prox outputs too).  Steps: per coordinate ``1 / (L D_j)`` with the
-    Jacobi metric ``D = diag`` of the Hessian bound (``precondition=True``; features on very
-    different scales then cost nothing) or ``D = 1``.  ``L`` by backtracking: it starts at
-    ``lipschitz`` (or the bound), is divided by 1.25 before each step and doubled until the
-    sufficient-decrease test holds (never above the bound, where the test always holds).
+    sits on the penalty's plateaus), ``"fista"`` (Nesterov momentum with gradient-based
+    restart; its iterates are prox outputs too) or ``"newton"`` (proximal gradient steps that
+    identify the plateaus, each followed by a Newton step on the coordinates off them; see
+    :mod:`.newton`).  Steps: per coordinate ``1 / (L D_j)`` with the Jacobi metric ``D = diag``
+    of the Hessian bound (``precondition=True``; features on very different scales then cost
+    nothing) or ``D = 1``.  ``L`` by backtracking from ``lipschitz`` (or the bound).
     ``metric`` = (D, bound) may be given to reuse it across a path.
     """
-    hyper = dict(hyper or {})
-    fval, fgrad, _ = LOSSES[loss]
-    prox, pvalue = penalty.prox, penalty.value
-    dist_fn = penalty.subdiff_distance
-    n, d = X.shape
     X = np.asarray(X, dtype=float)
     if not X.flags.f_contiguous:
         # column-major makes both X @ u and X.T @ g fast (one BLAS-friendly layout)
         X = np.asfortranarray(X)
     y = np.asarray(y, dtype=float)
-    u = np.zeros(d) if u0 is None else np.array(u0, dtype=float)
+    P = Problem(X, y, loss=loss, penalty=penalty, lam=lam, gamma=gamma, hyper=dict(hyper or {}),
+                fit_intercept=fit_intercept, metric=metric, precondition=precondition, gram=gram)
+    u = np.zeros(P.d) if u0 is None else np.array(u0, dtype=float)
     b = float(b0) if fit_intercept else 0.0
-    if metric is None:
-        metric = metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), precondition)
-    D, lipschitz_max = metric
-    Du = D[:d]
-    Db = float(D[d]) if fit_intercept else 1.0
-    L = min(lipschitz if lipschitz else lipschitz_max, lipschitz_max)
-    L = max(L, 1e-12)
-    vector_steps = not np.all(Du == Du[0]) if d else False
-    if vector_steps and lam > 0:
-        try:  # a third-party prox may only take a scalar step: then use the plain metric
-            np.asarray(prox(u, lam / Du, **hyper), dtype=float)
-        except (TypeError, ValueError):
-            D, lipschitz_max = metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), False)
-            Du, Db, vector_steps = D[:d], (float(D[d]) if fit_intercept else 1.0), False
-            L = lipschitz_max
-
-    def penalty_value(v: np.ndarray) -> float:
-        return lam * float(pvalue(v, **hyper)) if lam > 0 else 0.0
-
-    def prox_step(v: np.ndarray, step) -> np.ndarray:
-        if lam <= 0:
-            return v
-        return np.asarray(prox(v, lam * step, **hyper), dtype=float)
-
-    def criterion(u_: np.ndarray, gu: np.ndarray, gb: float) -> float:
-        if lam <= 0:
-            du = float(np.max(np.abs(gu), initial=0.0))
-        elif dist_fn is not None:
-            du = lam * float(np.max(np.asarray(dist_fn(u_, gu / lam, **hyper)), initial=0.0))
-        else:  # gradient mapping, zero exactly at a minimiser
-            step = 1.0 / (L * Du) if vector_steps else 1.0 / (L * float(Du[0]) if d else 1.0)
-            du = float(np.max(np.abs(u_ - prox_step(u_ - step * gu, step)) / step, initial=0.0))
-        crit_ = max(du, abs(gb) if fit_intercept else 0.0)
-        return crit_ / crit_scale
-
-    fboth = _BOTH[loss]
-
-    # The criterion is measured in units of lam (the plateau width of the penalty's
-    # subdifferential), floored at 0.1 * lam_null, where lam_null = max_j |d loss / d u_j| at
-    # the intercept-only model is the strength that zeroes every coefficient: below that floor
-    # the problem is nearly unpenalised, its plateaus are too narrow to matter, and a
-    # tolerance relative to a vanishing lam would only burn iterations.
-    if fit_intercept:
-        if loss == "logistic":
-            p_ = min(max(float(np.mean(y > 0)), 1e-12), 1 - 1e-12)
-            b_null = np.log(p_ / (1 - p_))
-        else:
-            b_null = float(np.mean(y))
+    L = max(min(lipschitz if lipschitz else P.lipschitz_max, P.lipschitz_max), 1e-12)
+    if solver == "newton":
+        u, b, f, it, converged, crit, L = newton_loop(P, u, b, L, tol, max_iter)
     else:
-        b_null = 0.0
-    lam_null = float(np.max(np.abs(gamma * (X.T @ fgrad(np.full(n, b_null), y))), initial=0.0))
-    crit_scale = max(lam, 0.1 * lam_null, 1e-12)
+        u, b, f, it, converged, crit, L = _first_order(P, u, b, L, tol, max_iter, solver == "fista",
+                                                       check_every)
+    return SolveResult(u=u, intercept=float(b), n_iter=int(it), converged=bool(converged),
+                       objective=float(f + P.penalty_value(u)), criterion=float(crit),
+                       lipschitz=float(L))
 
-    def grads(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        gz = fgrad(z, y)
-        return gz, gamma * (X.T @ gz), float(gz.sum()) if fit_intercept else 0.0
 
-    def value_and_grads(z: np.ndarray) -> tuple[float, np.ndarray, float]:
-        fz, gz = fboth(z, y)
-        return fz, gamma * (X.T @ gz), float(gz.sum()) if fit_intercept else 0.0
-
-    z = gamma * (X @ u) + b
-    f = fval(z, y)
-    fista = solver == "fista"
+def _first_order(P: Problem, u, b, L, tol, max_iter, fista, check_every):
+    """ISTA, or FISTA with gradient restart; returns (u, b, loss, n_iter, converged, crit, L)."""
+    z = P.scores(u, b)
+    f = P.value(z)
     # FISTA state: extrapolated point (uy, by, zy) and momentum t
-    uy, by, zy, fy = u, b, z, f
+    uy, by, zy = u, b, z
     t = 1.0
     crit = np.inf
     converged = False
     it = 0
-    shrink = 1.25
-    cap = lipschitz_max * 1.0000001
+    Du, Db = P.Du, P.Db
     for it in range(1, max_iter + 1):
-        fy, gu, gb = value_and_grads(zy)
+        fy, gu, gb = P.value_and_grads(zy)
         if not fista or it == 1 or (it - 1) % check_every == 0:
             if fista and (uy is not u):
-                _, gu_x, gb_x = grads(z)
-                crit = criterion(u, gu_x, gb_x)
+                gu_x, gb_x = P.grads(z)
+                crit = P.criterion(u, gu_x, gb_x, L)
             else:
-                crit = criterion(uy, gu, gb)
+                crit = P.criterion(uy, gu, gb, L)
             if crit <= tol:
                 converged = True  # n_iter counts this last (checking) pass too
                 break
-        L = max(L / shrink, 1e-12)
-        while True:
-            step_u = 1.0 / (L * Du) if vector_steps else 1.0 / (L * (float(Du[0]) if d else 1.0))
-            step_b = 1.0 / (L * Db)
-            u_new = prox_step(uy - step_u * gu, step_u)
-            b_new = by - step_b * gb if fit_intercept else 0.0
-            du = u_new - uy
-            db = b_new - by
-            z_new = gamma * (X @ u_new) + b_new
-            f_new = fval(z_new, y)
-            quad = float((du * du) @ Du) if d else 0.0
-            model = fy + float(gu @ du) + gb * db + 0.5 * L * (quad + Db * db * db)
-            if f_new <= model + 1e-15 * max(1.0, abs(fy)) or L >= cap:
-                break
-            L = min(2.0 * L, cap)
+        u_new, b_new, z_new, f_new, L, _, _ = P.prox_step(uy, by, fy, gu, gb, L)
         if fista:
             # gradient restart (O'Donoghue & Candes), in the metric: drop momentum going uphill
             if float(((uy - u_new) * Du) @ (u_new - u)) + Db * (by - b_new) * (b_new - b) > 0:
                 t = 1.0
-                uy, by, zy, fy = u_new, b_new, z_new, f_new
+                uy, by, zy = u_new, b_new, z_new
             else:
                 t_next = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
                 beta = (t - 1.0) / t_next
@@ -293,19 +397,16 @@ def solve(
                 uy = u_new + beta * (u_new - u)
                 by = b_new + beta * (b_new - b)
                 zy = z_new + beta * (z_new - z)
-            u, b, z, f = u_new, b_new, z_new, f_new
         else:
-            u, b, z, f = u_new, b_new, z_new, f_new
-            uy, by, zy, fy = u, b, z, f
+            uy, by, zy = u_new, b_new, z_new
+        u, b, z, f = u_new, b_new, z_new, f_new
     else:
         # final check at the last iterate
-        _, gu, gb = grads(z)
-        crit = criterion(u, gu, gb)
+        gu, gb = P.grads(z)
+        crit = P.criterion(u, gu, gb, L)
         converged = crit <= tol
         it = max_iter
-    objective = f + penalty_value(u)
-    return SolveResult(u=u, intercept=float(b), n_iter=int(it), converged=bool(converged),
-                       objective=float(objective), criterion=float(crit), lipschitz=float(L))
+    return u, b, f, it, converged, crit, L
 
 
 def refit_scale(S: np.ndarray, y: np.ndarray, loss: str, ridge: float = 1e-6,

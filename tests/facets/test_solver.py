@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso, LogisticRegression
@@ -14,6 +16,7 @@ from interp.testing import registered
 from interp_facets import FacetsClassifier, FacetsRegressor, solve
 from interp_facets import penalties as P
 from interp_facets.estimators import resolve_penalty
+from interp_facets.solver import Problem
 
 
 def regression_data(n=200, seed=0):
@@ -34,7 +37,10 @@ def logistic_objective(X, y, w, b, lam):
     return np.mean(np.logaddexp(0, -y * (X @ w + b))) + lam * np.abs(w).sum()
 
 
-@pytest.mark.parametrize("solver", ["ista", "fista"])
+SOLVERS = ["newton", "fista", "ista"]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_l1_squared_loss_is_sklearn_lasso(solver):
     X, y = regression_data()
     pen, hyper = resolve_penalty("l1")
@@ -45,7 +51,7 @@ def test_l1_squared_loss_is_sklearn_lasso(solver):
     assert res.intercept == pytest.approx(ref.intercept_, abs=1e-6)
 
 
-@pytest.mark.parametrize("solver", ["ista", "fista"])
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_l1_logistic_matches_sklearn_and_is_no_worse(solver):
     X, y = classification_data()
     lam = 0.02
@@ -73,9 +79,10 @@ def test_l2_squared_loss_is_the_closed_form_ridge():
     assert res.intercept == pytest.approx(y.mean() - X.mean(0) @ w, abs=1e-8)
 
 
+@pytest.mark.parametrize("solver", ["newton", "ista"])
 @pytest.mark.parametrize("penalty", ["facets", "scf"])
 @pytest.mark.parametrize("gamma", [0.3, 1.0, 2.5])
-def test_one_feature_without_intercept_matches_brute_force(penalty, gamma):
+def test_one_feature_without_intercept_matches_brute_force(penalty, gamma, solver):
     """min_w sum (y - x w)^2 / (2n) + lam Omega(w / gamma) by bounded Brent on a 1-D convex objective."""
     rng = np.random.default_rng(4)
     x = rng.normal(size=80)
@@ -83,21 +90,110 @@ def test_one_feature_without_intercept_matches_brute_force(penalty, gamma):
     lam = 0.4
     pen, hyper = resolve_penalty(penalty)
     res = solve(x[:, None], y, loss="squared", penalty=pen, lam=lam, gamma=gamma, hyper=hyper,
-                fit_intercept=False, solver="ista", tol=1e-10, max_iter=100000)
+                fit_intercept=False, solver=solver, tol=1e-10, max_iter=100000)
     f = lambda w: np.mean((y - x * w) ** 2) / 2 + lam * pen.value(np.array([w / gamma]), **hyper)  # noqa: E731
     ref = minimize_scalar(f, bounds=(-10, 10), method="bounded", options={"xatol": 1e-12}).x
     assert gamma * res.u[0] == pytest.approx(ref, abs=1e-6)
 
 
-def test_ista_and_fista_reach_the_same_scf_minimiser_and_integrity():
+def test_the_three_solvers_reach_the_same_scf_minimiser_and_integrity():
     X, y = classification_data(seed=2)
     pen, hyper = resolve_penalty("scf")
     kw = dict(loss="logistic", penalty=pen, lam=0.05, gamma=0.5, hyper=hyper, tol=1e-7, max_iter=50000)
-    a = solve(X, y, solver="ista", **kw)
-    b = solve(X, y, solver="fista", **kw)
-    assert a.converged and b.converged
-    np.testing.assert_allclose(a.u, b.u, atol=1e-6)
-    assert np.array_equal(a.u == np.round(a.u), b.u == np.round(b.u))
+    ref = solve(X, y, solver="ista", **kw)
+    assert ref.converged
+    for solver in ("fista", "newton"):
+        res = solve(X, y, solver=solver, **kw)
+        assert res.converged
+        np.testing.assert_allclose(res.u, ref.u, atol=1e-6)
+        assert np.array_equal(res.u == np.round(res.u), ref.u == np.round(ref.u))
+    assert np.any(ref.u == np.round(ref.u)) and np.any(ref.u != np.round(ref.u))
+
+
+def ill_conditioned(n=400, seed=3):
+    """Features on scales 1e-2 .. 1e3 with two nearly collinear pairs, as in spambase."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 6))
+    Z[:, 1] = Z[:, 0] + 0.05 * rng.normal(size=n)
+    Z[:, 3] = Z[:, 2] - 0.05 * rng.normal(size=n)
+    X = Z * np.array([1e-2, 1.0, 10.0, 1e3, 1.0, 0.1])
+    z = Z @ np.array([1.0, 1.0, -2.0, 0.5, 0.0, 1.0]) + rng.logistic(size=n) * 0.5
+    return X, np.where(z > 0, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("penalty", ["l1", "scf", "facets"])
+def test_newton_reaches_the_fista_objective_in_far_fewer_iterations(penalty):
+    X, y = ill_conditioned()
+    pen, hyper = resolve_penalty(penalty)
+    kw = dict(loss="logistic", penalty=pen, lam=0.004, gamma=0.3, hyper=hyper, tol=1e-8, max_iter=100000)
+    fista = solve(X, y, solver="fista", **kw)
+    newton = solve(X, y, solver="newton", **kw)
+    assert fista.converged and newton.converged
+    assert newton.objective <= fista.objective + 1e-10
+    assert newton.n_iter * 5 < fista.n_iter
+    assert np.array_equal(newton.u == np.round(newton.u), fista.u == np.round(fista.u))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), log_lam=st.floats(-3.5, -0.5), gamma=st.floats(0.05, 3.0),
+       penalty=st.sampled_from(["facets", "scf", "l1", "elasticnet"]),
+       loss=st.sampled_from(["logistic", "squared"]))
+def test_newton_is_never_worse_than_fista(seed, log_lam, gamma, penalty, loss):
+    """On random problems the Newton solver's minimiser is at least as good as FISTA's, and it
+    satisfies the stopping test at the returned point."""
+    rng = np.random.default_rng(seed)
+    n, d = 60, 4
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10.0, size=d)
+    y = X @ rng.normal(size=d) + rng.normal(size=n)
+    if loss == "logistic":
+        y = np.where(y > np.median(y), 1.0, -1.0)
+    pen, hyper = resolve_penalty(penalty)
+    kw = dict(loss=loss, penalty=pen, lam=10**log_lam, gamma=gamma, hyper=hyper, tol=1e-9, max_iter=200000)
+    fista = solve(X, y, solver="fista", **kw)
+    newton = solve(X, y, solver="newton", **kw)
+    assert newton.converged
+    assert newton.objective <= fista.objective + 1e-9 * max(1.0, abs(fista.objective))
+    assert newton.criterion <= 1e-9
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_problem_hessian_matches_finite_differences_of_the_gradient(loss, fit_intercept):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4)) * [1.0, 10.0, 100.0, 0.1]
+    y = np.where(rng.random(50) < 0.5, 1.0, -1.0)
+    pen, hyper = resolve_penalty("l1")
+    prob = Problem(np.asfortranarray(X), y, loss=loss, penalty=pen, lam=0.01, gamma=0.7, hyper=hyper,
+                   fit_intercept=fit_intercept, metric=None, precondition=True, gram=None)
+    u, b = rng.normal(size=4) * 0.01, (0.3 if fit_intercept else 0.0)
+    cols = np.array([0, 2, 3])
+    H = prob.hessian(prob.scores(u, b), cols)
+
+    def grad(du, db):
+        gu, gb = prob.grads(prob.scores(u + du, b + db))
+        return np.append(gu[cols], gb) if fit_intercept else gu[cols]
+
+    e = 1e-6
+    directions = [(np.eye(4)[c] * e, 0.0) for c in cols] + ([(np.zeros(4), e)] if fit_intercept else [])
+    H_fd = np.column_stack([(grad(du, db) - grad(-du, -db)) / (2 * e) for du, db in directions])
+    np.testing.assert_allclose(H, H_fd, rtol=1e-6, atol=1e-9 * np.abs(H).max())
+
+
+def test_prox_slopes_are_zero_on_plateaus_and_the_ramp_slope_elsewhere():
+    from interp_facets.newton import prox_slopes
+
+    zeta = np.array([0.1, 0.9, 1.3, 2.05, -1.7, -2.5])
+    step = 0.5  # mu = lam * step = 0.2: Facets plateaus [1.2 k, 1.2 k + 0.2] at every integer k
+    for name, ramp in (("facets", 1.0), ("l1", 1.0), ("scf", 1 / (1 + 0.2 * 0.01))):
+        pen, hyper = resolve_penalty(name)
+        prob = Problem(np.eye(6), np.ones(6), loss="squared", penalty=pen, lam=0.4, gamma=1.0,
+                       hyper=hyper, fit_intercept=False, metric=None, precondition=False, gram=None)
+        v = prob.prox(zeta, step)
+        slope = prox_slopes(prob, zeta, step)
+        on_kink = v == np.round(v) if name != "l1" else v == 0
+        np.testing.assert_allclose(slope[on_kink], 0.0, atol=1e-12)
+        np.testing.assert_allclose(slope[~on_kink], ramp, rtol=1e-6)
+        assert on_kink.any() and (~on_kink).any()
 
 
 def test_stopping_criterion_holds_at_the_returned_point():
