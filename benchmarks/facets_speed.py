@@ -65,32 +65,35 @@ def one_fit(name, repeats):
         t_lib, lib = median_time(lambda: LogisticRegression(
             C=1 / (n * lam), l1_ratio=1.0, solver="liblinear", tol=1e-4, intercept_scaling=100
         ).fit(X, y), repeats)
-        # comparable tolerance: the loosest of our tolerances that reaches liblinear's objective
-        # (within 1e-7) -- each solver's own stopping rule is different
-        obj_target = l1_objective(X, y, lib.coef_[0], lib.intercept_[0], lam)
-        for tol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7):
-            probe = FacetsClassifier(lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000,
-                                     refit_scale=False).fit(X, y)
-            if l1_objective(X, y, probe.coef_[0], probe.intercept_[0], lam) <= obj_target + 1e-7:
-                break
-        t_l1, ours = median_time(lambda: FacetsClassifier(
-            lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000, refit_scale=False
-        ).fit(X, y), repeats)
+        obj_lib = l1_objective(X, y, lib.coef_[0], lib.intercept_[0], lam)
+        print(f"liblinear L1 (tol 1e-4)   median {t_lib * 1e3:8.1f} ms  objective {obj_lib:.9f}")
         g = 0.1 * reference_magnitude(X, 2.0 * y - 1, "logistic")  # a card of ~10 points
-        t_scf, scf = median_time(lambda: FacetsClassifier(
-            lam=lam * g * g * 10, gamma=g, penalty="scf", tol=tol, max_iter=20000
-        ).fit(X, y), repeats)
-    obj_lib = l1_objective(X, y, lib.coef_[0], lib.intercept_[0], lam)
-    obj_ours = l1_objective(X, y, ours.coef_[0], ours.intercept_[0], lam)
-    print(f"liblinear L1 (tol 1e-4)        median {t_lib * 1e3:8.1f} ms  objective {obj_lib:.8f}")
-    print(f"facets solver, penalty=l1      median {t_l1 * 1e3:8.1f} ms  objective {obj_ours:.8f}  tol {tol:g}  "
-          f"iterations {ours.n_iter_}  ratio {t_l1 / t_lib:.2f}x liblinear")
-    print(f"facets solver, penalty=scf     median {t_scf * 1e3:8.1f} ms  (gamma {g:.3g}, beta 10 lam)  "
-          f"iterations {scf.n_iter_}  integrity {scf.integrity_:.2f}  ratio {t_scf / t_lib:.2f}x liblinear")
-    return t_lib, t_l1, t_scf
+        ratios = {}
+        for solver in ("newton", "fista"):
+            # comparable tolerance: the loosest of our tolerances that reaches liblinear's
+            # objective (within 1e-7) -- each solver's own stopping rule is different
+            for tol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7):
+                probe = FacetsClassifier(lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000,
+                                         refit_scale=False, solver=solver).fit(X, y)
+                if l1_objective(X, y, probe.coef_[0], probe.intercept_[0], lam) <= obj_lib + 1e-7:
+                    break
+            t_l1, ours = median_time(lambda: FacetsClassifier(
+                lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000, refit_scale=False,
+                solver=solver).fit(X, y), repeats)
+            t_scf, scf = median_time(lambda: FacetsClassifier(
+                lam=lam * g * g * 10, gamma=g, penalty="scf", tol=tol, max_iter=20000, solver=solver
+            ).fit(X, y), repeats)
+            obj = l1_objective(X, y, ours.coef_[0], ours.intercept_[0], lam)
+            ratios[solver] = t_l1 / t_lib
+            print(f"{solver:6s} penalty=l1        median {t_l1 * 1e3:8.1f} ms  objective {obj:.9f}  "
+                  f"tol {tol:g}  iterations {ours.n_iter_}  ratio {t_l1 / t_lib:.2f}x liblinear")
+            print(f"{solver:6s} penalty=scf       median {t_scf * 1e3:8.1f} ms  (gamma {g:.3g}, "
+                  f"beta 10 lam)  iterations {scf.n_iter_}  integrity {scf.integrity_:.2f}  "
+                  f"ratio {t_scf / t_lib:.2f}x liblinear")
+    return ratios
 
 
-def grid(name, n_gammas, n_betas, solver="fista"):
+def grid(name, n_gammas, n_betas, solver="newton"):
     """The full-data warm-started paths over an (n_gammas x n_betas) grid, as FacetsClassifierCV."""
     X, y01 = load(name)
     y = 2.0 * y01 - 1
@@ -128,21 +131,21 @@ def main():
     if args.skip_grid:
         return
     print("\n## full 24 x 100 grid with warm starts on breastcancer (full data, one path per gamma)")
-    for solver in ("fista", "ista"):
-        dt, integ, iters, conv = grid("breastcancer", 24, 100, solver)
-        print(f"{solver:5s}: {dt:6.1f} s for 2400 points ({dt / 2400 * 1e3:.1f} ms per point), "
-              f"{iters} iterations, {conv}/2400 converged, fully integral {int((integ == 1).sum())}, "
-              f"mean integrity {integ.mean():.3f}")
-        if solver == "fista":
-            integ_fista = integ
-    same = np.mean(integ_fista == integ)
-    print(f"ISTA vs FISTA: the integrity agrees on {same:.1%} of the 2400 grid points")
+    integ = {}
+    for solver in ("newton", "fista", "ista"):
+        dt, integ[solver], iters, conv = grid("breastcancer", 24, 100, solver)
+        print(f"{solver:6s}: {dt:6.1f} s for 2400 points ({dt / 2400 * 1e3:.1f} ms per point), "
+              f"{iters} iterations, {conv}/2400 converged, fully integral "
+              f"{int((integ[solver] == 1).sum())}, mean integrity {integ[solver].mean():.3f}", flush=True)
+    for other in ("fista", "ista"):
+        same = np.mean(integ["newton"] == integ[other])
+        print(f"newton vs {other}: the integrity agrees on {same:.1%} of the 2400 grid points")
     per_set()
 
 
 def per_set(n_gammas=4, n_betas=10):
     k = n_gammas * n_betas
-    print(f"\n## time per grid point ({n_gammas} x {n_betas} grid, full data, FISTA) on every data set")
+    print(f"\n## time per grid point ({n_gammas} x {n_betas} grid, full data, Newton) on every data set")
     for name in FILES:
         dt, integ, iters, conv = grid(name, n_gammas, n_betas)
         print(f"{name:13s} {dt / k * 1e3:8.1f} ms per point  ({iters / k:.0f} iterations per point, "

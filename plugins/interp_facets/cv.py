@@ -20,15 +20,15 @@ from .estimators import (
     _check_eps,
     _check_max_iter,
     _check_positive,
+    _check_snap_tol,
     _check_solver,
     fit_path,
     resolve_penalty,
 )
+from .snap import on_grid, snap_to_grid
 from .solver import LOSSES, refit_scale, solve
 
 __all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "null_threshold"]
-
-_ATOL = 1e-9
 
 
 class IntegrityWarning(UserWarning):
@@ -61,12 +61,18 @@ def reference_magnitude(X, y_num, loss: str, fit_intercept: bool = True) -> floa
     return m if m > 0 and np.isfinite(m) else 1.0
 
 
-def _path_task(X, y_num, train, loss, pen, hyper, gamma, lams, solver, tol, max_iter, fit_intercept):
+def _path_task(X, y_num, train, loss, pen, hyper, gamma, lams, solver, tol, max_iter, fit_intercept,
+               snap_tol):
+    """One warm-started path on a training set, its models snapped to the grid (see .snap)."""
     Xt, yt = (X, y_num) if train is None else (X[train], y_num[train])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return fit_path(Xt, yt, loss=loss, penalty=pen, hyper=hyper, gamma=gamma, lams=lams,
-                        solver=solver, tol=tol, max_iter=max_iter, fit_intercept=fit_intercept)
+        U, B, iters, conv = fit_path(Xt, yt, loss=loss, penalty=pen, hyper=hyper, gamma=gamma,
+                                     lams=lams, solver=solver, tol=tol, max_iter=max_iter,
+                                     fit_intercept=fit_intercept)
+    U, gap = snap_to_grid(Xt, yt, U, B, loss=loss, penalty=pen, hyper=hyper, lams=lams, gamma=gamma,
+                          tol=snap_tol)
+    return U, B, iters, conv, gap == 0
 
 
 class _FacetsCVBase(BaseEstimator):
@@ -75,7 +81,8 @@ class _FacetsCVBase(BaseEstimator):
 
     def __init__(self, gammas=24, betas=100, cv=5, *, gamma_range=None, beta_decades=5.0,
                  penalty="scf", eps=0.01, penalty_params=None, solver="newton", tol=1e-4,
-                 max_iter=2000, fit_intercept=True, refit_scale=True, n_jobs=None, random_state=0):
+                 max_iter=2000, fit_intercept=True, refit_scale=True, snap_tol=1e-4, n_jobs=None,
+                 random_state=0):
         self.gammas = gammas
         self.betas = betas
         self.cv = cv
@@ -89,6 +96,7 @@ class _FacetsCVBase(BaseEstimator):
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
         self.refit_scale = refit_scale
+        self.snap_tol = snap_tol
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -141,6 +149,7 @@ class _FacetsCVBase(BaseEstimator):
         _check_positive("tol", self.tol)
         _check_solver(self.solver)
         _check_max_iter(self.max_iter)
+        snap_tol = _check_snap_tol(self.snap_tol)
         if self.eps is not None:
             _check_eps(self.eps)
         pen, hyper = resolve_penalty(self.penalty, self.eps, self.penalty_params)
@@ -152,12 +161,13 @@ class _FacetsCVBase(BaseEstimator):
         jobs = (
             delayed(_path_task)(X, y_num, None if k == n_folds else splits[k][0], self._loss, pen,
                                 hyper, gammas[g], betas * gammas[g] ** 2, self.solver, self.tol,
-                                self.max_iter, self.fit_intercept)
+                                self.max_iter, self.fit_intercept, snap_tol)
             for k, g in tasks
         )
         outputs = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
         scores = np.zeros((n_folds, ng, nb))
         integ = np.zeros((n_folds + 1, ng, nb))
+        strict = np.zeros((n_folds + 1, ng, nb), dtype=bool)  # integral before any snap
         integ_nz = np.full((ng, nb), np.nan)
         max_abs = np.zeros((n_folds + 1, ng, nb))
         l1 = np.zeros((n_folds + 1, ng, nb))
@@ -166,9 +176,10 @@ class _FacetsCVBase(BaseEstimator):
         inters = np.zeros((ng, nb))
         iters = np.zeros((ng, nb), dtype=int)
         converged = np.ones((ng, nb), dtype=bool)
-        for i, (U, B, it, conv) in enumerate(progress.track(outputs, "facets grid", total=len(tasks))):
+        for i, (U, B, it, conv, exact) in enumerate(progress.track(outputs, "facets grid", total=len(tasks))):
             k, g = tasks[i]
-            on = np.abs(U - np.round(U)) <= _ATOL
+            strict[k, g] = exact
+            on = on_grid(U)
             U = np.where(on, np.round(U), U)
             W = gammas[g] * U
             integ[k, g] = on.mean(axis=1) if d else 1.0
@@ -183,10 +194,10 @@ class _FacetsCVBase(BaseEstimator):
             else:
                 train, test = splits[k]
                 scores[k, g] = self._score(X[test], y_num[test], U, B, gammas[g], X[train], y_num[train])
-        self._store_cv(gammas, betas, scores, integ, integ_nz, max_abs, l1, nnz, coefs, inters, iters,
-                       converged, n_folds)
+        self._store_cv(gammas, betas, scores, integ, strict, integ_nz, max_abs, l1, nnz, coefs, inters,
+                       iters, converged, n_folds)
 
-    def _store_cv(self, gammas, betas, scores, integ, integ_nz, max_abs, l1, nnz, coefs, inters,
+    def _store_cv(self, gammas, betas, scores, integ, strict, integ_nz, max_abs, l1, nnz, coefs, inters,
                   iters, converged, n_folds):
         ng, nb = gammas.size, betas.size
         G, Bt = np.meshgrid(gammas, betas, indexing="ij")
@@ -219,6 +230,7 @@ class _FacetsCVBase(BaseEstimator):
         res["mean_nonzeros"] = nnz[:full].mean(axis=0).ravel()
         res["null"] = null.ravel()
         res["fully_integral"] = fully.ravel()
+        res["fully_integral_strict"] = (strict.all(axis=0) & ~null).ravel()
         res["n_iter"] = iters.ravel()
         res["converged"] = converged.ravel()
         self.cv_results_ = res
@@ -262,7 +274,7 @@ class _FacetsCVBase(BaseEstimator):
             lam=self.best_lam_, gamma=self.best_gamma_, penalty=self.penalty, eps=self.eps,
             penalty_params=self.penalty_params, solver=self.solver, tol=self.tol,
             max_iter=self.max_iter, fit_intercept=self.fit_intercept, refit_scale=self.refit_scale,
-            warm_start=True,
+            snap_tol=self.snap_tol, warm_start=True,
         )
         # warm start from the path's solution: same fixed point, a handful of iterations
         est.coef_grid_ = self.coefs_path_[g, b] / self.best_gamma_
@@ -300,8 +312,10 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
     best mean CV accuracy wins (ties: fewest points in total, then the strongest beta).  When no
     point is fully integral an ``IntegrityWarning`` is raised and the most integral point is used.
 
-    With ``refit_scale`` (default) each path model's scale and intercept are re-fitted on the
-    training fold with its points frozen (see FacetsClassifier), before it is scored.
+    Each path model is first snapped to the grid when that raises its objective by at most
+    ``snap_tol`` (default 1e-4; 0 for the strict test; see FacetsClassifier), then, with
+    ``refit_scale`` (default), its scale and intercept are re-fitted on the training fold with
+    its points frozen, before it is scored.
 
     ``gammas``/``betas``: counts (geometric grids: gamma over ``gamma_range``, by default from
     m / 30 to m with m the largest coefficient of a lightly ridge-penalised fit; beta over

@@ -23,7 +23,6 @@ proximal gradient methods", 2022).  The Hessian is formed explicitly, so with mo
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 __all__ = ["newton_loop", "prox_slopes"]
 
@@ -47,7 +46,7 @@ def newton_loop(P, u, b, L, tol, max_iter):
     """
     z = P.scores(u, b)
     f, gu, gb = P.value_and_grads(z)
-    crit = P.criterion(u, gu, gb, L)
+    crit, dist = P.stationarity(u, gu, gb, L)
     state = _State()
     zeta = step = None  # the point and steps of the prox that produced u, when there is one
     it = 0
@@ -55,10 +54,11 @@ def newton_loop(P, u, b, L, tol, max_iter):
         if crit <= tol:
             break
         slope = None if zeta is None else prox_slopes(P, zeta, step)
-        if slope is None or P.plateau_violated(u, gu, slope <= 1e-9, tol):
+        # a coordinate on a plateau that is not optimal there must leave it: a gradient step
+        if slope is None or np.max(dist[slope <= 1e-9], initial=0.0) > tol * P.crit_scale:
             u, b, z, f, L, zeta, step = P.prox_step(u, b, f, gu, gb, L)
             gu, gb = P.grads(z)
-            crit = P.criterion(u, gu, gb, L)
+            crit, dist = P.stationarity(u, gu, gb, L)
             if crit <= tol:
                 break
             slope = prox_slopes(P, zeta, step)
@@ -68,7 +68,7 @@ def newton_loop(P, u, b, L, tol, max_iter):
             continue
         u, b, z, f, zeta, step = moved
         gu, gb = P.grads(z)
-        crit = P.criterion(u, gu, gb, L)
+        crit, dist = P.stationarity(u, gu, gb, L)
     return u, b, f, it, crit <= tol, crit, L
 
 
@@ -108,41 +108,54 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
     diag = np.diag(H).copy()
     H[np.diag_indices_from(H)] += state.damping * diag + 1e-12 * max(float(np.max(diag, initial=0.0)), 1e-300)
     try:
-        delta = -cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
-    except (LinAlgError, ValueError):
+        delta = -np.linalg.solve(H, g)
+    except np.linalg.LinAlgError:
         delta = -np.linalg.lstsq(H, g, rcond=None)[0]
     if not np.all(np.isfinite(delta)):
         return None
     du = delta[:k]
     db = float(delta[k]) if P.fit_intercept else 0.0
-    # A coordinate whose step crosses a kink of the penalty stops on that kink, as in orthant-wise
-    # methods, with no knowledge of where the kinks are.  On v's piece the penalty's gradient
-    # is lam omega'(x) = g_pen + c (x - v); so prox_{lam s'}(x + s' lam omega'(x)) returns x while
-    # x stays on that piece (for any s'), and returns the first kink crossed when the overshoot
-    # is below lam s' times the jump of omega' there.  s' = s + 2 |step| / lam covers any
-    # overshoot when the jump is >= 1/2 (Facets 1, SCF 1 - eps, L1 2).  The candidate is a prox
-    # output, with exact integers; it is returned as prox(zeta', s) with the original steps.
+    # Where a step crosses a kink of the penalty, two candidates, the better one kept: the
+    # coordinate stops on the first kink crossed (as in orthant-wise methods; what L1's zero
+    # needs), or it goes through (what Facets' evenly spaced integers need).  Neither needs to
+    # know where the kinks are.  On v's piece the penalty's gradient is lam omega'(x) =
+    # g_pen + c (x - v), so prox_{lam s'}(x + s' lam omega'(x)) returns x while x stays on that
+    # piece, for any s'; past a kink it moves x back by up to lam s' times the jump of omega'
+    # there.  s' = s goes through (the pull-back is one prox step's); s' = s + 2 |step| / lam
+    # stops on the kink when the jump is >= 1/2 (Facets 1, SCF 1 - eps, L1 2).  Both are prox
+    # outputs, with exact integers, returned as prox(zeta', s) with the original steps.
     if P.lam > 0:
         g_pen = (zeta - v) / step
         curv = np.zeros(d)
         curv[free] = (1.0 / slope[free] - 1.0) / step[free]
+
+    def candidate(x, wide):
+        shift = g_pen + curv * (x - v)
+        u_new = P.prox(x + wide * shift, wide)
+        return u_new, u_new + step * (shift + (x - u_new) / wide)
+
     phi = f + P.penalty_value(v)
     for t in 0.5 ** np.arange(8):
         x = v.copy()
         x[free] += t * du
+        b_new = b + t * db
         if P.lam > 0:
             wide = step.copy()
             wide[free] += 2.0 * t * np.abs(du) / P.lam
-            u_new = P.prox(x + wide * (g_pen + curv * (x - v)), wide)
-            # the same point as a prox output with the original steps
-            zeta_new = u_new + step * (g_pen + curv * (x - v) + (x - u_new) / wide)
+            cands = [candidate(x, step), candidate(x, wide)]
+            if np.array_equal(cands[0][0], cands[1][0]):
+                cands.pop()
         else:
-            zeta_new = u_new = x
-        b_new = b + t * db
-        z_new = P.scores(u_new, b_new)
-        f_new = P.value(z_new)
-        if f_new + P.penalty_value(u_new) <= phi + 1e-15 * max(1.0, abs(phi)):  # not worse, to rounding
+            cands = [(x, x)]
+        best = None
+        for u_new, zeta_new in cands:
+            z_new = P.scores(u_new, b_new)
+            f_new = P.value(z_new)
+            F = f_new + P.penalty_value(u_new)
+            if F <= phi + 1e-15 * max(1.0, abs(phi)) and (best is None or F < best[0]):  # to rounding
+                best = (F, u_new, z_new, f_new, zeta_new)
+        if best is not None:
             state.accepted(t)
-            return u_new, b_new, z_new, f_new, zeta_new, step
+            return best[1], b_new, best[2], best[3], best[4], step
     state.rejected()
     return None

@@ -12,7 +12,15 @@ from interp.binarize import TabularBinarizer
 from interp.data import check_finite
 
 from .cv import FacetsClassifierCV, IntegrityWarning
-from .estimators import SOLVERS, FacetsClassifier, _check_eps, _check_positive, fit_path, resolve_penalty
+from .estimators import (
+    SOLVERS,
+    FacetsClassifier,
+    _check_eps,
+    _check_positive,
+    _check_snap_tol,
+    fit_path,
+    resolve_penalty,
+)
 from .penalties import PENALTIES
 from .plots import plot_heatmaps, plot_path
 from .scorecard import rounded_baseline, score_card
@@ -62,8 +70,8 @@ def _check_data(data, X, names):
 
 
 def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solver="newton",
-         n_gammas=12, n_betas=40, tol=1e-4, max_iter=2000, baseline="none", binarize="auto",
-         n_thresholds=3):
+         n_gammas=12, n_betas=40, tol=1e-4, max_iter=2000, snap_tol=1e-4, baseline="none",
+         binarize="auto", n_thresholds=3):
     X, names = _check_data(data, *_design(data, binarize, n_thresholds))
     y = data.y
     if (lam is None) != (gamma is None):
@@ -72,6 +80,7 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
         lam = _check_positive("lam", lam)
         gamma = _check_positive("gamma", gamma)
     _check_eps(eps)
+    _check_snap_tol(snap_tol)
     resolve_penalty(penalty, eps)  # one-line error for an unknown penalty, before any work
     if cv is None or cv <= 0:
         cv = 0 if lam is not None else 5
@@ -86,7 +95,8 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
             warnings.simplefilter("always", IntegrityWarning)
             est = FacetsClassifierCV(
                 gammas=int(n_gammas), betas=int(n_betas), cv=int(cv), penalty=penalty, eps=eps,
-                solver=solver, tol=tol, max_iter=max_iter, n_jobs=ctx.n_jobs, random_state=seed,
+                solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol, n_jobs=ctx.n_jobs,
+                random_state=seed,
             ).fit(X, y)
         fallback = any(issubclass(w.category, IntegrityWarning) for w in caught)
         model = est.best_estimator_
@@ -115,7 +125,7 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
         estimator = est
     else:
         model = FacetsClassifier(lam=lam, gamma=gamma, penalty=penalty, eps=eps, solver=solver,
-                                 tol=tol, max_iter=max_iter)
+                                 tol=tol, max_iter=max_iter, snap_tol=snap_tol)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(X, y)
@@ -144,6 +154,7 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
         **metrics,
         "integrity": model.integrity_,
         "integrity_nonzero": model.integrity_nonzero_,
+        "snapped_coefficients": model.n_snapped_,
         "nonzeros": int(np.count_nonzero(card.points)),
         "max_points": int(np.max(np.abs(card.points), initial=0)),
         "baseline_train_accuracy": base_acc,
@@ -166,6 +177,8 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
         feature_names=names,
         integrity=model.integrity_,
         integrity_nonzero=model.integrity_nonzero_,
+        snapped_coefficients=model.n_snapped_,
+        snap_objective_increase=model.snap_gap_,
         fully_integral=not not_integral,
         integral_on_every_fold=not fallback,
         baseline={
@@ -177,6 +190,9 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
         },
     )
     text = [card.text(), ""]
+    if model.n_snapped_:
+        text.append(f"note: {model.n_snapped_} coefficient(s) of the minimiser were a hair off the "
+                    f"grid and were rounded (objective +{model.snap_gap_:.1e}, within --snap-tol)")
     if not_integral:
         text.append("warning: this model is not fully integral; the card shows rounded points")
     elif fallback:
@@ -192,7 +208,7 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
              f"  points: {shown}{more}; {base_card.rule()}"]
     params = {"lam": lam, "gamma": gamma, "cv": cv, "penalty": penalty, "eps": eps, "solver": solver,
               "n_gammas": n_gammas, "n_betas": n_betas, "tol": tol, "max_iter": max_iter,
-              "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds}
+              "snap_tol": snap_tol, "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds}
     return Explanation(params=params, metrics=metrics, payload=payload, text="\n".join(text),
                        figures=figures, estimator=estimator)
 
@@ -218,7 +234,10 @@ def register_methods(register):
                 Option("n_gammas", int, 12, "number of gamma values in the CV grid"),
                 Option("n_betas", int, 40, "number of beta = lam/gamma^2 values in the CV grid"),
                 Option("tol", float, 1e-4, "stopping tolerance (subgradient distance / lam)"),
-                Option("max_iter", int, 2000, "maximum proximal-gradient iterations per fit"),
+                Option("max_iter", int, 2000, "maximum solver iterations per fit"),
+                Option("snap_tol", float, 1e-4, "round a nearly integral minimiser to the grid when "
+                                                "its objective rises by at most this fraction (0: "
+                                                "strict)"),
                 Option("baseline", str, "none", "rounded baseline: unpenalised or L1 logistic "
                                                 "regression", choices=("none", "l1")),
                 Option("binarize", str, "auto", "write the card in 0/1 features (thresholds such as "

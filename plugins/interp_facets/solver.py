@@ -261,27 +261,24 @@ class Problem:
             su = 1.0 / (L * (float(self.Du[0]) if self.d else 1.0))
         return su, 1.0 / (L * self.Db)
 
-    def criterion(self, u: np.ndarray, gu: np.ndarray, gb: float, L: float) -> float:
-        """``max_j dist(-grad_j, lam d Omega(u_j))`` and ``|d loss / d b|``, in units of crit_scale."""
+    def stationarity(self, u: np.ndarray, gu: np.ndarray, gb: float, L: float) -> tuple[float, np.ndarray]:
+        """(criterion, per-coordinate residual): the residual is ``dist(-grad_j, lam d Omega(u_j))``
+        (the gradient-mapping residual for a penalty without ``subdiff_distance``), zero exactly
+        where u_j is optimal; the criterion is its max and ``|d loss / d b|``, in units of
+        crit_scale."""
         lam, dist_fn = self.lam, self.penalty.subdiff_distance
         if lam <= 0:
-            du = float(np.max(np.abs(gu), initial=0.0))
+            dist = np.abs(gu)
         elif dist_fn is not None:
-            du = lam * float(np.max(np.asarray(dist_fn(u, gu / lam, **self.hyper)), initial=0.0))
+            dist = lam * np.asarray(dist_fn(u, gu / lam, **self.hyper), dtype=float)
         else:  # gradient mapping, zero exactly at a minimiser
             step = self.steps(L)[0]
-            du = float(np.max(np.abs(u - self.prox(u - step * gu, step)) / step, initial=0.0))
-        return max(du, abs(gb) if self.fit_intercept else 0.0) / self.crit_scale
+            dist = np.abs(u - self.prox(u - step * gu, step)) / step
+        crit = max(float(np.max(dist, initial=0.0)), abs(gb) if self.fit_intercept else 0.0)
+        return crit / self.crit_scale, dist
 
-    def plateau_violated(self, u: np.ndarray, gu: np.ndarray, plateau: np.ndarray, tol: float) -> bool:
-        """Whether a coordinate on a plateau of the prox (``plateau`` mask) is not optimal there
-        (always True for a penalty without ``subdiff_distance``)."""
-        if self.lam <= 0 or not plateau.any():
-            return False
-        if self.penalty.subdiff_distance is None:
-            return True
-        dist = np.asarray(self.penalty.subdiff_distance(u[plateau], gu[plateau] / self.lam, **self.hyper))
-        return self.lam * float(np.max(dist, initial=0.0)) > tol * self.crit_scale
+    def criterion(self, u: np.ndarray, gu: np.ndarray, gb: float, L: float) -> float:
+        return self.stationarity(u, gu, gb, L)[0]
 
     # ----------------------------------------------------------------- one proximal step
     def prox_step(self, u, b, f, gu, gb, L):

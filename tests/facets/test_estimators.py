@@ -102,6 +102,8 @@ def test_regressor_with_orthonormal_design_is_the_prox_of_least_squares():
         ({"penalty": "nope"}, "unknown penalty 'nope'"),
         ({"solver": "sgd"}, "solver must be"),
         ({"penalty_params": {"l1_ratio": 0.5}}, "has no parameter 'l1_ratio'"),
+        ({"snap_tol": -0.1}, "snap_tol must be"),
+        ({"snap_tol": "a"}, "snap_tol must be"),
     ],
 )
 def test_bad_parameters_are_one_line_input_errors(params, match):
@@ -171,7 +173,7 @@ def test_cv_falls_back_to_the_most_integral_with_a_warning():
     X = rng.normal(size=(200, 5))
     y = (X @ np.array([0.37, -0.61, 0.29, 0.83, -0.45]) > 0).astype(int)
     with pytest.warns(IntegrityWarning, match="most integral"):
-        cv = FacetsClassifierCV(gammas=[0.013], betas=[1e-4, 2e-4], cv=2).fit(X, y)
+        cv = FacetsClassifierCV(gammas=[0.013], betas=[1e-4, 2e-4], cv=2, snap_tol=0).fit(X, y)
     assert not cv.selected_integral_
 
 
@@ -221,3 +223,17 @@ def test_plots_return_figures():
                          (cv.best_gamma_, cv.best_beta_))
     assert isinstance(fig, Figure) and isinstance(heat, Figure)
     assert len(heat.axes) == 4  # two maps and their colour bars
+
+
+def test_cv_snapping_only_adds_integral_points_and_strict_cv_keeps_the_strict_ones():
+    X, y = integer_scored_data(seed=4)
+    snapped = FacetsClassifierCV(gammas=5, betas=15, cv=3).fit(X, y).cv_results_
+    strict = FacetsClassifierCV(gammas=5, betas=15, cv=3, snap_tol=0).fit(X, y).cv_results_
+    s_int = strict["fully_integral"].astype(bool)
+    # with snap_tol=0 the CV's integral points are exactly the strict ones it reports
+    np.testing.assert_array_equal(s_int, strict["fully_integral_strict"])
+    # snapping never removes an integral point and keeps the strict set as it is
+    np.testing.assert_array_equal(snapped["fully_integral_strict"], s_int)
+    assert np.all(snapped["fully_integral"].astype(bool) >= s_int)
+    # strict-integral points were not moved, so they score the same
+    np.testing.assert_allclose(snapped["mean_test_score"][s_int], strict["mean_test_score"][s_int])

@@ -52,7 +52,8 @@ def test_run_with_cv_gives_json_with_the_card_and_the_baseline(run, tmp_path):
     assert card["integer_threshold"] is not None and "total >=" in card["rule"]
     assert "baseline" in data["explanation"] and "train_accuracy" in data["explanation"]["baseline"]
     m = data["metrics"]
-    for key in ("cv_accuracy", "integrity", "baseline_train_accuracy", "baseline_cv_accuracy"):
+    for key in ("cv_accuracy", "integrity", "snapped_coefficients", "baseline_train_accuracy",
+                "baseline_cv_accuracy"):
         assert key in m
     assert data["explanation"]["cv"]["folds"] == 3
 
@@ -81,6 +82,7 @@ def test_run_method_returns_figures_and_the_estimator(tmp_path):
         (("--lam", 0.1), "give both --lam and --gamma"),
         (("--lam", 0.1, "--gamma", 1, "--eps", 1.5), "eps must be in (0, 1)"),
         (("--lam", 0.1, "--gamma", 1, "--penalty", "nope"), "unknown penalty 'nope'"),
+        (("--lam", 0.1, "--gamma", 1, "--snap-tol", -1), "snap_tol must be a number in [0, 1)"),
     ],
 )
 def test_bad_options_are_one_line_errors(run, tmp_path, args, message):

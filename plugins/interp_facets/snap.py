@@ -1,0 +1,59 @@
+"""Put a nearly integral minimiser on the grid when rounding costs next to nothing.
+
+At the minimiser a coefficient is integral only when its loss gradient falls inside a plateau
+of the penalty's subdifferential.  On real data an otherwise integral model often keeps one or
+two coefficients just past a plateau's edge (1.003 points, say), and the strict test calls it
+non-integral.  ``snap_to_grid`` rounds all coefficients of such a model at once, and keeps the
+rounded model only if its penalised objective is at most ``tol`` (relative) above the
+minimiser's.  The intercept is kept as it is, so the real increase can only be smaller.  With
+``tol = 0`` nothing moves and integrity is the strict one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["GRID_ATOL", "on_grid", "snap_to_grid"]
+
+#: a coefficient is on the gamma-grid when |w / gamma - round(w / gamma)| <= this
+GRID_ATOL = 1e-9
+
+
+def on_grid(U: np.ndarray) -> np.ndarray:
+    """Elementwise: is the coefficient (in grid units) an integer, to GRID_ATOL?"""
+    return np.abs(U - np.round(U)) <= GRID_ATOL
+
+
+def _loss_columns(Z: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
+    """Mean loss of every column of scores Z (n, m)."""
+    if loss == "logistic":
+        return np.logaddexp(0.0, -y[:, None] * Z).mean(axis=0)
+    R = Z - y[:, None]
+    return 0.5 * np.mean(R * R, axis=0)
+
+
+def snap_to_grid(X, y, U, B, *, loss, penalty, hyper, lams, gamma, tol):
+    """Round the rows of ``U`` (models in grid units, intercepts ``B``, strengths ``lams``) whose
+    penalised objective rises by at most ``tol`` times its value.
+
+    Returns (U with those rows rounded, relative objective increase per row: 0 for a row
+    already integral, nan for a row left as it was).
+    """
+    U = np.array(U, dtype=float, ndmin=2)
+    B = np.broadcast_to(np.asarray(B, dtype=float), U.shape[:1])
+    lams = np.broadcast_to(np.asarray(lams, dtype=float), U.shape[:1])
+    gap = np.zeros(U.shape[0])
+    rows = np.flatnonzero(~on_grid(U).all(axis=1))
+    if rows.size == 0 or tol <= 0:
+        gap[rows] = np.nan
+        return U, gap
+    R = np.round(U[rows])
+    pen0 = np.array([penalty.value(u, **hyper) for u in U[rows]])
+    pen1 = np.array([penalty.value(r, **hyper) for r in R])
+    F0 = _loss_columns(gamma * (X @ U[rows].T) + B[rows], y, loss) + lams[rows] * pen0
+    F1 = _loss_columns(gamma * (X @ R.T) + B[rows], y, loss) + lams[rows] * pen1
+    rel = (F1 - F0) / np.maximum(np.abs(F0), 1e-300)
+    ok = rel <= tol
+    U[rows[ok]] = R[ok]
+    gap[rows] = np.where(ok, np.maximum(rel, 0.0), np.nan)
+    return U, gap
