@@ -61,9 +61,11 @@ def reference_magnitude(X, y_num, loss: str, fit_intercept: bool = True) -> floa
     return m if m > 0 and np.isfinite(m) else 1.0
 
 
-def _path_task(X, y_num, train, loss, pen, hyper, gamma, lams, solver, tol, max_iter, fit_intercept,
-               snap_tol):
-    """One warm-started path on a training set, its models snapped to the grid (see .snap)."""
+def _path_task(X, y_num, split, scorer, loss, pen, hyper, gamma, lams, solver, tol, max_iter,
+               fit_intercept, snap_tol):
+    """One warm-started path on a training set (the whole data when ``split`` is None), its
+    models snapped to the grid (see .snap) and, for a CV fold, scored on the test part."""
+    train = None if split is None else split[0]
     Xt, yt = (X, y_num) if train is None else (X[train], y_num[train])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -72,7 +74,9 @@ def _path_task(X, y_num, train, loss, pen, hyper, gamma, lams, solver, tol, max_
                                      fit_intercept=fit_intercept)
     U, gap = snap_to_grid(Xt, yt, U, B, loss=loss, penalty=pen, hyper=hyper, lams=lams, gamma=gamma,
                           tol=snap_tol)
-    return U, B, iters, conv, gap == 0
+    U = np.where(on_grid(U), np.round(U), U)
+    scores = None if split is None else scorer(X[split[1]], y_num[split[1]], U, B, gamma, Xt, yt)
+    return U, B, iters, conv, gap == 0, scores
 
 
 class _FacetsCVBase(BaseEstimator):
@@ -159,8 +163,8 @@ class _FacetsCVBase(BaseEstimator):
         n_folds, ng, nb, d = len(splits), gammas.size, betas.size, X.shape[1]
         tasks = [(k, g) for k in range(n_folds + 1) for g in range(ng)]
         jobs = (
-            delayed(_path_task)(X, y_num, None if k == n_folds else splits[k][0], self._loss, pen,
-                                hyper, gammas[g], betas * gammas[g] ** 2, self.solver, self.tol,
+            delayed(_path_task)(X, y_num, None if k == n_folds else splits[k], self._score, self._loss,
+                                pen, hyper, gammas[g], betas * gammas[g] ** 2, self.solver, self.tol,
                                 self.max_iter, self.fit_intercept, snap_tol)
             for k, g in tasks
         )
@@ -176,11 +180,11 @@ class _FacetsCVBase(BaseEstimator):
         inters = np.zeros((ng, nb))
         iters = np.zeros((ng, nb), dtype=int)
         converged = np.ones((ng, nb), dtype=bool)
-        for i, (U, B, it, conv, exact) in enumerate(progress.track(outputs, "facets grid", total=len(tasks))):
+        track = progress.track(outputs, "facets grid", total=len(tasks))
+        for i, (U, B, it, conv, exact, fold_scores) in enumerate(track):
             k, g = tasks[i]
             strict[k, g] = exact
             on = on_grid(U)
-            U = np.where(on, np.round(U), U)
             W = gammas[g] * U
             integ[k, g] = on.mean(axis=1) if d else 1.0
             max_abs[k, g] = np.max(np.abs(W), axis=1, initial=0.0)
@@ -192,8 +196,7 @@ class _FacetsCVBase(BaseEstimator):
                 with np.errstate(invalid="ignore"):
                     integ_nz[g] = np.where(nz.any(axis=1), (on & nz).sum(axis=1) / nz.sum(axis=1), np.nan)
             else:
-                train, test = splits[k]
-                scores[k, g] = self._score(X[test], y_num[test], U, B, gammas[g], X[train], y_num[train])
+                scores[k, g] = fold_scores
         self._store_cv(gammas, betas, scores, integ, strict, integ_nz, max_abs, l1, nnz, coefs, inters,
                        iters, converged, n_folds)
 

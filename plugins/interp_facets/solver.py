@@ -431,33 +431,39 @@ def refit_scale(S: np.ndarray, y: np.ndarray, loss: str, ridge: float = 1e-6,
     a = np.zeros(m)
     b = np.full(m, np.log(p0 / (1 - p0)))
 
-    def objective(a_, b_):
-        Z = S * a_ + b_
+    def objective(Sc_, a_, b_):
+        Z = Sc_ * a_ + b_
         return np.logaddexp(0.0, -y[:, None] * Z).mean(axis=0) + 0.5 * ridge * a_ * a_
 
-    f = objective(a, b)
+    f = objective(S, a, b)
+    act = np.arange(m)  # the columns still moving: the others are left alone
     for _ in range(n_newton):
-        Z = S * a + b
-        P = expit(Z)
+        Sa, aa, ba, fa = S[:, act], a[act], b[act], f[act]
+        P = expit(Sa * aa + ba)
         R = P - y01[:, None]
         W = P * (1 - P)
-        ga = (R * S).mean(axis=0) + ridge * a
+        ga = (R * Sa).mean(axis=0) + ridge * aa
         gb = R.mean(axis=0)
-        haa = (W * S * S).mean(axis=0) + ridge
-        hab = (W * S).mean(axis=0)
+        haa = (W * Sa * Sa).mean(axis=0) + ridge
+        hab = (W * Sa).mean(axis=0)
         hbb = W.mean(axis=0) + 1e-12
         det = haa * hbb - hab * hab
         det = np.where(det > 1e-300, det, 1e-300)
         da = -(hbb * ga - hab * gb) / det
         db = -(haa * gb - hab * ga) / det
-        t = np.ones(m)
+        t = np.ones(act.size)
+        f_new = objective(Sa, aa + da, ba + db)
         for _ in range(30):  # halve the steps of the columns whose objective went up
-            f_new = objective(a + t * da, b + t * db)
-            bad = f_new > f + 1e-15
-            if not bad.any():
+            bad = np.flatnonzero(f_new > fa + 1e-15)
+            if bad.size == 0:
                 break
-            t = np.where(bad, t / 2, t)
-        a, b, f = a + t * da, b + t * db, np.minimum(f, objective(a + t * da, b + t * db))
-        if np.max(np.abs(ga), initial=0.0) < 1e-10 and np.max(np.abs(gb), initial=0.0) < 1e-10:
+            t[bad] /= 2
+            f_new[bad] = objective(Sa[:, bad], aa[bad] + t[bad] * da[bad], ba[bad] + t[bad] * db[bad])
+        ok = f_new <= fa + 1e-15
+        a[act] = np.where(ok, aa + t * da, aa)
+        b[act] = np.where(ok, ba + t * db, ba)
+        f[act] = np.where(ok, f_new, fa)
+        act = act[(np.abs(ga) >= 1e-10) | (np.abs(gb) >= 1e-10)]
+        if act.size == 0:
             break
     return a, b

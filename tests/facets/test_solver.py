@@ -237,3 +237,25 @@ def test_a_third_party_penalty_is_resolved_by_name_at_fit_time():
                             refit_scale=False).fit(X, y)
     ref = Lasso(alpha=0.05, tol=1e-12, max_iter=100000).fit(X, y)
     np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-6)
+
+
+def test_refit_scale_is_the_2d_minimiser_per_column():
+    """Against scipy's BFGS on the same ridge-regularised 2-parameter log-loss, per column,
+    including a separable column (finite only thanks to the tiny ridge)."""
+    from scipy.optimize import minimize
+
+    from interp_facets.solver import refit_scale
+
+    rng = np.random.default_rng(0)
+    n = 200
+    y = np.where(rng.random(n) < 0.4, 1.0, -1.0)
+    S = np.column_stack([rng.normal(size=n) + 0.8 * y, rng.integers(0, 4, n) + (y > 0),
+                         rng.normal(size=n), y * (1 + rng.random(n))])  # the last is separable
+    ridge = 1e-3
+    a, b = refit_scale(S, y, "logistic", ridge=ridge, n_newton=100)
+    for k in range(S.shape[1]):
+        def f(p, s=S[:, k]):
+            return np.mean(np.logaddexp(0, -y * (p[0] * s + p[1]))) + 0.5 * ridge * p[0] ** 2
+        ref = minimize(f, [0.0, 0.0], method="BFGS", options={"gtol": 1e-12}).x
+        assert f([a[k], b[k]]) <= f(ref) + 1e-10
+        np.testing.assert_allclose([a[k], b[k]], ref, atol=1e-4)
