@@ -191,8 +191,9 @@ def _run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solv
     )
     text = [card.text(), ""]
     if model.n_snapped_:
-        text.append(f"note: {model.n_snapped_} coefficient(s) of the minimiser were a hair off the "
-                    f"grid and were rounded (objective +{model.snap_gap_:.1e}, within --snap-tol)")
+        text.append(f"note: {model.n_snapped_} coefficient(s) of the minimiser were off the grid; "
+                    f"rounding them raised the objective by {model.snap_gap_:.1e} (relative), "
+                    f"within --snap-tol")
     if not_integral:
         text.append("warning: this model is not fully integral; the card shows rounded points")
     elif fallback:
