@@ -1,14 +1,16 @@
 """Proximal gradient steps accelerated by Newton steps on the coordinates off the penalty's kinks.
 
 First-order steps crawl on badly conditioned data (spambase's raw features span five decades).
-This loop alternates:
+This loop combines two steps:
 
 1. a backtracked proximal gradient step; it *identifies* which coordinates sit on a plateau of
    the prox (a kink of the penalty: an integer for Facets, zero for L1) and puts them there
-   exactly, and its output is where convergence is tested, so the returned model is a prox
-   output with exact integers, as with ISTA;
+   exactly.  It runs first, after a rejected Newton step, and whenever a coordinate on a
+   plateau is not optimal there;
 2. a Newton step on the other ("free") coordinates and the intercept, on the loss plus the
-   penalty's local quadratic model, accepted only if it lowers the objective.
+   penalty's local quadratic model, accepted only if the objective does not go up.  Its
+   candidate is itself a prox output (see ``_newton_step``), so every iterate, and the returned
+   model, has exact integers, as with ISTA.
 
 The penalty's local model needs nothing but its prox: for ``v = prox(zeta, lam * s)`` the prox
 optimality condition gives ``lam * omega'(v) = (zeta - v) / s`` and its slope ``p = dv/dzeta``
