@@ -19,8 +19,9 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
 from interp_facets import FacetsClassifier
-from interp_facets.cv import null_threshold, reference_magnitude
+from interp_facets.cv import reference_magnitude
 from interp_facets.estimators import fit_path, integrity, resolve_penalty
+from interp_facets.solver import null_threshold
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uci"
 FILES = {

@@ -26,26 +26,13 @@ from .estimators import (
     resolve_penalty,
 )
 from .snap import on_grid, snap_to_grid
-from .solver import LOSSES, refit_scale, solve
+from .solver import null_threshold, refit_scale, solve
 
-__all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "null_threshold"]
+__all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning"]
 
 
 class IntegrityWarning(UserWarning):
     """No grid point gave a fully integral model; the most integral one was chosen."""
-
-
-def null_threshold(X, y_num, loss: str, fit_intercept: bool = True) -> float:
-    """c = max_j |d loss / d w_j| at the intercept-only model: lam / gamma >= c gives w = 0
-    for penalties whose subdifferential at 0 is [-1, 1] (facets, scf, l1)."""
-    n = X.shape[0]
-    if loss == "logistic":
-        p = np.clip(np.mean(y_num > 0), 1e-12, 1 - 1e-12)
-        b = np.log(p / (1 - p)) if fit_intercept else 0.0
-    else:
-        b = float(np.mean(y_num)) if fit_intercept else 0.0
-    gz = LOSSES[loss][1](np.full(n, b), y_num)
-    return float(np.max(np.abs(X.T @ gz), initial=0.0))
 
 
 def reference_magnitude(X, y_num, loss: str, fit_intercept: bool = True) -> float:

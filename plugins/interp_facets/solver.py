@@ -34,7 +34,7 @@ from scipy.special import expit
 
 from .newton import newton_loop
 
-__all__ = ["Problem", "SolveResult", "solve", "lipschitz_bound", "LOSSES"]
+__all__ = ["Problem", "SolveResult", "solve", "null_threshold", "LOSSES"]
 
 
 def _logistic_value(z: np.ndarray, y: np.ndarray) -> float:
@@ -141,6 +141,19 @@ def lipschitz_bound(X: np.ndarray, gamma: float, loss: str, fit_intercept: bool 
     return metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), False)[1]
 
 
+def null_threshold(X, y, loss: str, fit_intercept: bool = True) -> float:
+    """c = max_j |d loss / d w_j| at the intercept-only model: lam / gamma >= c gives w = 0
+    for penalties whose subdifferential at 0 is [-1, 1] (facets, scf, l1)."""
+    b = 0.0
+    if fit_intercept and loss == "logistic":
+        p = np.clip(np.mean(y > 0), 1e-12, 1 - 1e-12)
+        b = float(np.log(p / (1 - p)))
+    elif fit_intercept:
+        b = float(np.mean(y))
+    g = LOSSES[loss][1](np.full(X.shape[0], b), y)
+    return float(np.max(np.abs(X.T @ g), initial=0.0))
+
+
 class Problem:
     """``loss(gamma X u + b, y) + lam * penalty(u)`` with the pieces every solver loop needs.
 
@@ -172,28 +185,15 @@ class Problem:
                     curvature_matrix(X, gamma, loss, fit_intercept, gram), False)
                 self.Du, self.Db = D[:d], (float(D[d]) if fit_intercept else 1.0)
                 self.vector_steps = False
-        self.crit_scale = max(lam, 0.1 * self._null_strength(), 1e-12)
+        # The criterion is measured in units of lam (the plateau width of the penalty's
+        # subdifferential), floored at 0.1 * lam_null, the strength that zeroes every coefficient
+        # (in grid units: gamma times the null threshold): below that floor the problem is nearly
+        # unpenalised, its plateaus are too narrow to matter, and a tolerance relative to a
+        # vanishing lam would only burn iterations.
+        lam_null = gamma * null_threshold(X, y, loss, fit_intercept)
+        self.crit_scale = max(lam, 0.1 * lam_null, 1e-12)
         self._gram = gram
         self._work = None
-
-    def _null_strength(self) -> float:
-        """``lam_null = max_j |d loss / d u_j|`` at the intercept-only model: the strength that
-        zeroes every coefficient.
-
-        The criterion is measured in units of lam (the plateau width of the penalty's
-        subdifferential), floored at 0.1 * lam_null: below that floor the problem is nearly
-        unpenalised, its plateaus are too narrow to matter, and a tolerance relative to a
-        vanishing lam would only burn iterations.
-        """
-        y = self.y
-        b_null = 0.0
-        if self.fit_intercept and self.loss == "logistic":
-            p_ = min(max(float(np.mean(y > 0)), 1e-12), 1 - 1e-12)
-            b_null = np.log(p_ / (1 - p_))
-        elif self.fit_intercept:
-            b_null = float(np.mean(y))
-        g = self._fgrad(np.full(y.shape[0], b_null), y)
-        return float(np.max(np.abs(self.gamma * (self.X.T @ g)), initial=0.0))
 
     # ----------------------------------------------------------------- smooth part
     def scores(self, u: np.ndarray, b: float) -> np.ndarray:
