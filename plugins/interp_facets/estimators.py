@@ -47,7 +47,7 @@ def integrity(u: np.ndarray, atol: float = GRID_ATOL) -> tuple[float, float]:
     u = np.asarray(u, dtype=float).ravel()
     if u.size == 0:
         return 1.0, float("nan")
-    on = np.abs(u - np.round(u)) <= atol
+    on = on_grid(u, atol)
     nz = np.round(u) != 0
     nz |= ~on
     frac_nz = float(on[nz].mean()) if nz.any() else float("nan")

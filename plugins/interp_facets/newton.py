@@ -31,6 +31,9 @@ __all__ = ["newton_loop", "prox_slopes"]
 #: above this many free coordinates the explicit Hessian costs more than it saves
 MAX_FREE = 2000
 
+#: a prox slope at or below this marks a coordinate on a plateau (a kink of the penalty)
+PLATEAU_SLOPE = 1e-9
+
 
 def prox_slopes(P, zeta: np.ndarray, step) -> np.ndarray:
     """d prox(zeta) / d zeta per coordinate, by central differences (the prox is separable)."""
@@ -57,7 +60,7 @@ def newton_loop(P, u, b, L, tol, max_iter):
             break
         slope = None if zeta is None else prox_slopes(P, zeta, step)
         # a coordinate on a plateau that is not optimal there must leave it: a gradient step
-        if slope is None or np.max(dist[slope <= 1e-9], initial=0.0) > tol * P.crit_scale:
+        if slope is None or np.max(dist[slope <= PLATEAU_SLOPE], initial=0.0) > tol * P.crit_scale:
             u, b, z, f, L, zeta, step = P.prox_step(u, b, f, gu, gb, L)
             gu, gb = P.grads(z)
             crit, dist = P.stationarity(u, gu, gb, L)
@@ -95,7 +98,7 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
     """
     d = P.d
     step = np.broadcast_to(np.asarray(step, dtype=float), (d,))
-    free = np.flatnonzero(slope > 1e-9) if P.lam > 0 else np.arange(d)
+    free = np.flatnonzero(slope > PLATEAU_SLOPE) if P.lam > 0 else np.arange(d)
     k = free.size
     if k > MAX_FREE or (k == 0 and not P.fit_intercept):
         return None

@@ -11,6 +11,7 @@ from sklearn.linear_model import LogisticRegression
 
 from interp import InputError
 
+from .snap import on_grid
 from .solver import refit_scale
 
 __all__ = ["ScoreCard", "score_card", "round_to_grid", "rounded_baseline"]
@@ -129,7 +130,7 @@ def score_card(estimator, feature_names=None, X=None, labels=None) -> ScoreCard:
         raise InputError(f"{len(feature_names)} feature names for {coef.size} coefficients")
     u = coef / gamma
     points = np.round(u).astype(np.int64)
-    on = np.abs(u - points) <= 1e-9
+    on = on_grid(u)
     integer_features = False
     if X is not None:
         Xa = np.asarray(X, dtype=float)

@@ -19,9 +19,9 @@ __all__ = ["GRID_ATOL", "on_grid", "snap_to_grid"]
 GRID_ATOL = 1e-9
 
 
-def on_grid(U: np.ndarray) -> np.ndarray:
-    """Elementwise: is the coefficient (in grid units) an integer, to GRID_ATOL?"""
-    return np.abs(U - np.round(U)) <= GRID_ATOL
+def on_grid(U: np.ndarray, atol: float = GRID_ATOL) -> np.ndarray:
+    """Elementwise: is the coefficient (in grid units) an integer, to ``atol``?"""
+    return np.abs(U - np.round(U)) <= atol
 
 
 def _loss_columns(Z: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
