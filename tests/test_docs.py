@@ -1,6 +1,5 @@
 """Every ```python block in README.md and docs/ runs: examples in the docs must stay true."""
 
-import os
 import re
 from pathlib import Path
 

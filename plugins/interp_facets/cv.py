@@ -189,7 +189,6 @@ class _FacetsCVBase(BaseEstimator):
 
     def _store_cv(self, gammas, betas, scores, integ, strict, integ_nz, max_abs, l1, nnz, coefs, inters,
                   iters, converged, n_folds):
-        ng, nb = gammas.size, betas.size
         G, Bt = np.meshgrid(gammas, betas, indexing="ij")
         mean_score = scores.mean(axis=0)
         full = n_folds

@@ -89,7 +89,7 @@ class ScoreCard:
         if not rows:
             lines.append(f"{'(no feature)':<{width}} |")
         lines.append(f"{'-' * width}-+-------")
-        lines.append(f"total = sum of the points of the features (times their values)")
+        lines.append("total = sum of the points of the features (times their values)")
         lines.append(self.rule())
         return "\n".join(lines)
 

@@ -135,12 +135,6 @@ def metric_and_bound(H: np.ndarray, precondition: bool) -> tuple[np.ndarray, flo
     return D, max(L, 1e-12)
 
 
-def lipschitz_bound(X: np.ndarray, gamma: float, loss: str, fit_intercept: bool = True,
-                    gram: tuple[np.ndarray, np.ndarray] | None = None) -> float:
-    """An upper bound of the Lipschitz constant of the loss gradient in (u, b) (Euclidean)."""
-    return metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), False)[1]
-
-
 def null_threshold(X, y, loss: str, fit_intercept: bool = True) -> float:
     """c = max_j |d loss / d w_j| at the intercept-only model: lam / gamma >= c gives w = 0
     for penalties whose subdifferential at 0 is [-1, 1] (facets, scf, l1)."""

@@ -367,7 +367,6 @@ def boolean_kernel(kind: str, X, Z=None, normalize: bool = False, **degrees) -> 
     """
     c, d = _degrees(kind, degrees)
     X, Z, _ = _pair(X, Z)
-    n = X.shape[1]
     fn = _boolean_fn(kind, c, d)
     return _gram(_normalized(fn) if normalize else fn, X, Z, dense=False)
 

@@ -128,7 +128,7 @@ def _series_log(m, n, a, b, logw, K, want_grad):
         blocks.append((S, L, bh + k, Z, D, lim_sign, lim_log, lim_coef))
 
     # exponents E[n, h, k]
-    E_all, sgn_all = [], []
+    E_all = []
     M = np.full(N, -np.inf)
     for S, L, expo, Z, D, lim_sign, lim_log, lim_coef in blocks:
         E = L[None, :] + expo[None, :] * logw[:, None]

@@ -8,7 +8,7 @@ import pytest
 import sympy
 
 import interp
-from interp import InputError, RidgeFamily, hookimpl
+from interp import RidgeFamily, hookimpl
 from interp_symbolic import SymbolicPursuitClassifier, SymbolicPursuitRegressor
 
 FAST = dict(n_restarts=1, maxiter=60)

@@ -3,7 +3,6 @@ and a wide random sweep against mpmath (30 digits) including the error estimate.
 
 import math
 
-import mpmath
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
