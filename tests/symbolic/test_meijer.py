@@ -60,17 +60,22 @@ def well_separated(m, n, a, b):
     return True
 
 
+def separated_params(rng, m, n, p, q):
+    """Random a (p,) and b (q,) in [-1.5, 1.5], drawn until well separated."""
+    while True:
+        a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
+        if well_separated(m, n, a, b):
+            return a, b
+
+
 @pytest.mark.parametrize("orders", CONFIGS)
 def test_values_match_mpmath(orders):
     m, n, p, q = orders
     rng = np.random.default_rng(sum(orders))
     checked = 0
     while checked < 6:
-        a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
-        if not well_separated(m, n, a, b):
-            continue
-        a_s, b_s = split(m, n, a, b)
-        z = np.array([0.05, 0.3, 0.7, 1.6, 3.0]) if p != q else np.array([0.05, 0.3, 0.7, 1.6, 3.0])
+        a_s, b_s = split(m, n, *separated_params(rng, m, n, p, q))
+        z = np.array([0.05, 0.3, 0.7, 1.6, 3.0])
         got = meijerg(a_s, b_s, z)
         for zi, gi in zip(z, got):
             ref = mp_value(a_s, b_s, zi)
@@ -82,10 +87,7 @@ def test_values_match_mpmath(orders):
 def test_fast_path_is_used_away_from_special_points(orders):
     m, n, p, q = orders
     rng = np.random.default_rng(7 + sum(orders))
-    a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
-    while not well_separated(m, n, a, b):
-        a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
-    a_s, b_s = split(m, n, a, b)
+    a_s, b_s = split(m, n, *separated_params(rng, m, n, p, q))
     z = np.linspace(0.05, 0.6, 40)
     _, info = meijerg(a_s, b_s, z, return_info=True)
     assert info["fallback"].mean() < 0.1
@@ -95,10 +97,7 @@ def test_fast_path_is_used_away_from_special_points(orders):
 def test_gradients_match_mpmath_diff(orders):
     m, n, p, q = orders
     rng = np.random.default_rng(100 + sum(orders))
-    a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
-    while not well_separated(m, n, a, b):
-        a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
-    a_s, b_s = split(m, n, a, b)
+    a_s, b_s = split(m, n, *separated_params(rng, m, n, p, q))
     z = np.array([0.35, 2.2])
     val, ga, gb, gz = meijerg_grad(a_s, b_s, z)
     for i, zi in enumerate(z):

@@ -12,7 +12,7 @@ from scipy.special import digamma, gammaln, gammasgn
 from interp_symbolic import meijer as M
 from interp_symbolic import meijerg, meijerg_grad
 
-from .test_meijer import CONFIGS, mp_grad, mp_value, split, well_separated
+from .test_meijer import CONFIGS, mp_grad, mp_value, separated_params, split, well_separated
 
 
 def test_choose_K_exp_series():
@@ -57,10 +57,7 @@ def test_smooth_coefficients_match_direct_log_gamma(seed):
     # the recurrence path against gammaln / gammasgn / digamma per (factor, k)
     rng = np.random.default_rng(seed)
     m, n, p, q = CONFIGS[seed]
-    while True:
-        a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
-        if well_separated(m, n, a, b):
-            break
+    a, b = separated_params(rng, m, n, p, q)
     K = 1500
     for h in range(m):
         with np.errstate(all="ignore"):
