@@ -104,14 +104,14 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
         return None
     g = gu[free]
     H = P.hessian(z, free)
+    diag = H.reshape(-1)[:: H.shape[0] + 1]  # a view of H's diagonal
     if P.lam > 0:
         s = step[free]
         g = g + (zeta[free] - v[free]) / s  # + lam * omega'(v)
-        H[np.arange(k), np.arange(k)] += (1.0 / slope[free] - 1.0) / s  # + lam * omega''(v)
+        diag[:k] += (1.0 / slope[free] - 1.0) / s  # + lam * omega''(v)
     if P.fit_intercept:
         g = np.append(g, gb)
-    diag = np.diag(H).copy()
-    H[np.diag_indices_from(H)] += state.damping * diag + 1e-12 * max(float(np.max(diag, initial=0.0)), 1e-300)
+    diag += state.damping * diag + 1e-12 * max(float(np.max(diag, initial=0.0)), 1e-300)
     try:
         delta = -np.linalg.solve(H, g)
     except np.linalg.LinAlgError:
@@ -152,9 +152,14 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
                 cands.pop()
         else:
             cands = [(x, x)]
+        u_first = cands[0][0]
+        z_first = P.scores(u_first, b_new)
         best = None
         for u_new, zeta_new in cands:
-            z_new = P.scores(u_new, b_new)
+            z_new = z_first
+            if u_new is not u_first:  # it differs from the first only on the kinks crossed
+                moved = np.flatnonzero(u_new != u_first)
+                z_new = z_first + P.gamma * (P.X[:, moved] @ (u_new[moved] - u_first[moved]))
             f_new = P.value(z_new)
             F = f_new + P.penalty_value(u_new)
             if F <= phi + 1e-15 * max(1.0, abs(phi)) and (best is None or F < best[0]):  # to rounding

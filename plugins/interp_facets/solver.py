@@ -214,7 +214,12 @@ class Problem:
         return p * (1.0 - p) / n
 
     def hessian(self, z: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Hessian of the loss in (u[cols], b) at the scores z (b last, with an intercept)."""
+        """Hessian of the loss in (u[cols], b) at the scores z (b last, with an intercept).
+
+        The logistic one is summed in single precision: its O(n k^2) product is the Newton
+        loop's main cost, and single precision halves its memory traffic.  The Hessian only
+        shapes the Newton direction; the step is then checked in double precision.
+        """
         gamma = self.gamma
         w = self.curvature(z)
         if self.loss == "squared":  # constant: one Gram matrix serves every call
@@ -224,11 +229,12 @@ class Problem:
             G, m = self._gram
             Hc, hb = G[np.ix_(cols, cols)], m[cols]
         else:
-            r = np.sqrt(w)
+            r = np.sqrt(w).astype(np.float32)
             if self._work is None:  # one buffer for every call (no fresh pages per iteration)
-                self._work = np.empty(self.X.shape, order="F")
+                self._X32 = self.X.astype(np.float32)
+                self._work = np.empty_like(self._X32, order="F")
             S = self._work[:, : cols.size]
-            np.multiply(self.X if cols.size == self.d else self.X[:, cols], r[:, None], out=S)
+            np.multiply(self._X32 if cols.size == self.d else self._X32[:, cols], r[:, None], out=S)
             Hc, hb = S.T @ S, S.T @ r
         k = cols.size
         H = np.empty((k + 1, k + 1) if self.fit_intercept else (k, k))
