@@ -41,14 +41,17 @@ def load(name):
     return df.iloc[:, 1:].to_numpy(float), df.iloc[:, 0].to_numpy().astype(int)
 
 
-def median_time(fn, repeats):
-    times = []
-    out = None
+def paired_medians(fns, repeats):
+    """Median seconds of each function, run in turns (one call of each per round), so that a
+    noisy machine slows them alike.  Returns (medians, the last outputs)."""
+    times = [[] for _ in fns]
+    outs = [None] * len(fns)
     for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times)), out
+        for i, fn in enumerate(fns):
+            t = time.perf_counter()
+            outs[i] = fn()
+            times[i].append(time.perf_counter() - t)
+    return [float(np.median(t)) for t in times], outs
 
 
 def l1_objective(X, y01, w, b, lam):
@@ -56,42 +59,73 @@ def l1_objective(X, y01, w, b, lam):
     return float(np.mean(np.logaddexp(0, -y * (X @ w + b))) + lam * np.abs(w).sum())
 
 
-def one_fit(name, repeats):
+def liblinear(X, y, lam):
+    """scikit-learn's L1 logistic regression on the same mean-loss objective (C = 1 / (n lam))."""
+    return LogisticRegression(C=1 / (len(y) * lam), l1_ratio=1.0, solver="liblinear", tol=1e-4,
+                              intercept_scaling=100, random_state=0)
+
+
+def comparable_tol(X, y, lam, solver, target):
+    """The loosest of our tolerances whose L1 objective reaches ``target`` (liblinear's) within
+    1e-7: each solver's own stopping rule is different."""
+    for tol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7):
+        probe = ours_l1(lam, tol, solver).fit(X, y)
+        if l1_objective(X, y, probe.coef_[0], probe.intercept_[0], lam) <= target + 1e-7:
+            break
+    return tol
+
+
+def ours_l1(lam, tol, solver):
+    return FacetsClassifier(lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000,
+                            refit_scale=False, solver=solver)
+
+
+def one_fit(name, repeats, lam=1e-3):
     X, y = load(name)
-    n = len(y)
-    lam = 1e-3  # mean-loss scale; liblinear's C = 1 / (n lam)
-    print(f"\n## one fit on {name} ({X.shape[0]} x {X.shape[1]}), lam = {lam:g}")
+    print(f"\n## one fit on {name} ({X.shape[0]} x {X.shape[1]}), lam = {lam:g} "
+          f"(mean-loss scale; liblinear's C = 1 / (n lam)), medians of {repeats} paired runs")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t_lib, lib = median_time(lambda: LogisticRegression(
-            C=1 / (n * lam), l1_ratio=1.0, solver="liblinear", tol=1e-4, intercept_scaling=100
-        ).fit(X, y), repeats)
+        lib = liblinear(X, y, lam).fit(X, y)
         obj_lib = l1_objective(X, y, lib.coef_[0], lib.intercept_[0], lam)
-        print(f"liblinear L1 (tol 1e-4)   median {t_lib * 1e3:8.1f} ms  objective {obj_lib:.9f}")
         g = 0.1 * reference_magnitude(X, 2.0 * y - 1, "logistic")  # a card of ~10 points
         ratios = {}
         for solver in ("newton", "fista"):
-            # comparable tolerance: the loosest of our tolerances that reaches liblinear's
-            # objective (within 1e-7) -- each solver's own stopping rule is different
-            for tol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7):
-                probe = FacetsClassifier(lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000,
-                                         refit_scale=False, solver=solver).fit(X, y)
-                if l1_objective(X, y, probe.coef_[0], probe.intercept_[0], lam) <= obj_lib + 1e-7:
-                    break
-            t_l1, ours = median_time(lambda: FacetsClassifier(
-                lam=lam, gamma=1.0, penalty="l1", tol=tol, max_iter=20000, refit_scale=False,
-                solver=solver).fit(X, y), repeats)
-            t_scf, scf = median_time(lambda: FacetsClassifier(
-                lam=lam * g * g * 10, gamma=g, penalty="scf", tol=tol, max_iter=20000, solver=solver
-            ).fit(X, y), repeats)
+            tol = comparable_tol(X, y, lam, solver, obj_lib)
+            (t_lib, t_l1, t_scf), (_, ours, scf) = paired_medians([
+                lambda: liblinear(X, y, lam).fit(X, y),
+                lambda: ours_l1(lam, tol, solver).fit(X, y),
+                lambda: FacetsClassifier(lam=lam * g * g * 10, gamma=g, penalty="scf", tol=tol,
+                                         max_iter=20000, solver=solver).fit(X, y),
+            ], repeats)
             obj = l1_objective(X, y, ours.coef_[0], ours.intercept_[0], lam)
             ratios[solver] = t_l1 / t_lib
+            print(f"liblinear L1 (tol 1e-4)   median {t_lib * 1e3:8.1f} ms  objective {obj_lib:.9f}")
             print(f"{solver:6s} penalty=l1        median {t_l1 * 1e3:8.1f} ms  objective {obj:.9f}  "
                   f"tol {tol:g}  iterations {ours.n_iter_}  ratio {t_l1 / t_lib:.2f}x liblinear")
             print(f"{solver:6s} penalty=scf       median {t_scf * 1e3:8.1f} ms  (gamma {g:.3g}, "
                   f"beta 10 lam)  iterations {scf.n_iter_}  integrity {scf.integrity_:.2f}  "
                   f"ratio {t_scf / t_lib:.2f}x liblinear")
     return ratios
+
+
+def lam_sweep(name, repeats, lams=(1e-1, 1e-2, 1e-3, 1e-4)):
+    """One fit (Newton, penalty l1) against liblinear over four decades of lam."""
+    X, y = load(name)
+    print(f"\n## {name}: one fit over lam (Newton, penalty l1), medians of {repeats} paired runs")
+    print("| lam | liblinear | ours | ratio | tol | iterations | non-zeros |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lam in lams:
+            lib = liblinear(X, y, lam).fit(X, y)
+            tol = comparable_tol(X, y, lam, "newton",
+                                 l1_objective(X, y, lib.coef_[0], lib.intercept_[0], lam))
+            (t_lib, t_ours), (_, ours) = paired_medians(
+                [lambda: liblinear(X, y, lam).fit(X, y), lambda: ours_l1(lam, tol, "newton").fit(X, y)],
+                repeats)
+            print(f"| {lam:g} | {t_lib * 1e3:.1f} ms | {t_ours * 1e3:.1f} ms | {t_ours / t_lib:.2f}x | "
+                  f"{tol:g} | {ours.n_iter_} | {np.count_nonzero(ours.coef_)} |", flush=True)
 
 
 def grid(name, n_gammas, n_betas, solver="newton"):
@@ -122,13 +156,15 @@ def grid(name, n_gammas, n_betas, solver="newton"):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--skip-grid", action="store_true", help="only the one-fit comparison")
+    ap.add_argument("--skip-grid", action="store_true", help="only the one-fit comparisons")
     ap.add_argument("--per-set-only", action="store_true", help="only the per-data-set timings")
     args = ap.parse_args()
     if args.per_set_only:
         return per_set()
     for name in ("adult", "spambase"):
         one_fit(name, args.repeats)
+    for name in ("adult", "spambase"):
+        lam_sweep(name, args.repeats)
     if args.skip_grid:
         return
     print("\n## full 24 x 100 grid with warm starts on breastcancer (full data, one path per gamma)")

@@ -34,7 +34,7 @@ from scipy.special import expit
 
 from .newton import newton_loop
 
-__all__ = ["Problem", "SolveResult", "solve", "null_threshold", "LOSSES"]
+__all__ = ["Problem", "SolveResult", "solve", "null_intercept", "null_threshold", "LOSSES"]
 
 
 def _logistic_value(z: np.ndarray, y: np.ndarray) -> float:
@@ -135,15 +135,20 @@ def metric_and_bound(H: np.ndarray, precondition: bool) -> tuple[np.ndarray, flo
     return D, max(L, 1e-12)
 
 
+def null_intercept(y, loss: str, fit_intercept: bool = True) -> float:
+    """The intercept of the best model with w = 0 (the log-odds, or the mean of y)."""
+    if not fit_intercept:
+        return 0.0
+    if loss == "logistic":
+        p = np.clip(np.mean(y > 0), 1e-12, 1 - 1e-12)
+        return float(np.log(p / (1 - p)))
+    return float(np.mean(y))
+
+
 def null_threshold(X, y, loss: str, fit_intercept: bool = True) -> float:
     """c = max_j |d loss / d w_j| at the intercept-only model: lam / gamma >= c gives w = 0
     for penalties whose subdifferential at 0 is [-1, 1] (facets, scf, l1)."""
-    b = 0.0
-    if fit_intercept and loss == "logistic":
-        p = np.clip(np.mean(y > 0), 1e-12, 1 - 1e-12)
-        b = float(np.log(p / (1 - p)))
-    elif fit_intercept:
-        b = float(np.mean(y))
+    b = null_intercept(y, loss, fit_intercept)
     g = LOSSES[loss][1](np.full(X.shape[0], b), y)
     return float(np.max(np.abs(X.T @ g), initial=0.0))
 
@@ -349,6 +354,13 @@ def solve(
     u = np.zeros(P.d) if u0 is None else np.array(u0, dtype=float)
     b = float(b0) if fit_intercept else 0.0
     L = max(min(lipschitz if lipschitz else P.lipschitz_max, P.lipschitz_max), 1e-12)
+    if u0 is None and fit_intercept:
+        # Above the null threshold (a strong penalty; the head of every path) the intercept-only
+        # model is the solution: start there when it passes the stopping test.  Otherwise b0,
+        # which measured fewer Newton iterations than the null model at weak penalties.
+        b_null = null_intercept(y, loss)
+        if P.criterion(u, *P.grads(P.scores(u, b_null)), L) <= tol:
+            b = b_null
     if solver == "newton":
         u, b, f, it, converged, crit, L = newton_loop(P, u, b, L, tol, max_iter)
     else:
@@ -427,9 +439,8 @@ def refit_scale(S: np.ndarray, y: np.ndarray, loss: str, ridge: float = 1e-6,
         a = np.where(var > 0, (Sc.T @ (y - y.mean())) / n / np.maximum(var + ridge, 1e-300), 0.0)
         return a, y.mean() - a * s_mean
     y01 = (y + 1) / 2
-    p0 = np.clip(y01.mean(), 1e-12, 1 - 1e-12)
     a = np.zeros(m)
-    b = np.full(m, np.log(p0 / (1 - p0)))
+    b = np.full(m, null_intercept(y, loss))
 
     def objective(Sc_, a_, b_):
         Z = Sc_ * a_ + b_

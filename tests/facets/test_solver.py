@@ -197,6 +197,26 @@ def test_prox_slopes_are_zero_on_plateaus_and_the_ramp_slope_elsewhere():
         assert on_kink.any() and (~on_kink).any()
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_above_the_null_threshold_the_fit_is_the_intercept_only_model_at_once(solver, loss):
+    from interp_facets.solver import null_threshold
+
+    X, y = classification_data() if loss == "logistic" else regression_data()
+    c = null_threshold(X, y, loss)
+    pen, hyper = resolve_penalty("facets")
+    strong = solve(X, y, loss=loss, penalty=pen, lam=1.01 * c * 0.5, gamma=0.5, hyper=hyper,
+                   solver=solver, tol=1e-8)
+    assert strong.n_iter == 1 and np.all(strong.u == 0)
+    # the intercept-only optimum, found independently
+    p = np.mean(y > 0)
+    assert strong.intercept == pytest.approx(np.log(p / (1 - p)) if loss == "logistic" else np.mean(y))
+    # just below the threshold the model is not null
+    weak = solve(X, y, loss=loss, penalty=pen, lam=0.9 * c * 0.5, gamma=0.5, hyper=hyper,
+                 solver=solver, tol=1e-8)
+    assert weak.converged and np.any(weak.u != 0)
+
+
 def test_stopping_criterion_holds_at_the_returned_point():
     X, y = classification_data(seed=5)
     lam, gamma = 0.03, 0.4
