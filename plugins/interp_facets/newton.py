@@ -6,7 +6,7 @@ This loop combines two steps:
 1. a backtracked proximal gradient step; it *identifies* which coordinates sit on a plateau of
    the prox (a kink of the penalty: an integer for Facets, zero for L1) and puts them there
    exactly.  It runs first, after a rejected Newton step, and whenever a coordinate on a
-   plateau is not optimal there;
+   plateau is not optimal there and its violation is the largest residual;
 2. a Newton step on the other ("free") coordinates and the intercept, on the loss plus the
    penalty's local quadratic model, accepted only if the objective does not go up.  Its
    candidate is itself a prox output (see ``_newton_step``), so every iterate, and the returned
@@ -45,7 +45,10 @@ def newton_loop(P, u, b, L, tol, max_iter):
     """Newton steps on ``P`` (a :class:`.solver.Problem`), with proximal gradient steps between
     them whenever the plateaus may be wrong: at the start, after a rejected Newton step, and when
     a coordinate on a plateau violates its optimality condition (it should leave the plateau,
-    which only a gradient step can tell).
+    which only a gradient step can tell) by more than any free coordinate's residual.  Released
+    earlier, while the free coordinates are still far from optimal, coordinates leave and
+    re-land on kinks over and over (on the CLI's 90 collinear 0/1 columns, 2.1x more
+    iterations); released then, they leave once.
 
     Returns (u, b, loss, n_iter, converged, criterion, L) like the first-order loop.
     """
@@ -60,7 +63,7 @@ def newton_loop(P, u, b, L, tol, max_iter):
             break
         slope = None if zeta is None else prox_slopes(P, zeta, step)
         # a coordinate on a plateau that is not optimal there must leave it: a gradient step
-        if slope is None or np.max(dist[slope <= PLATEAU_SLOPE], initial=0.0) > tol * P.crit_scale:
+        if slope is None or _must_release(dist, slope <= PLATEAU_SLOPE, tol * P.crit_scale):
             u, b, z, f, L, zeta, step = P.prox_step(u, b, f, gu, gb, L)
             gu, gb = P.grads(z)
             crit, dist = P.stationarity(u, gu, gb, L)
@@ -75,6 +78,13 @@ def newton_loop(P, u, b, L, tol, max_iter):
         gu, gb = P.grads(z)
         crit, dist = P.stationarity(u, gu, gb, L)
     return u, b, f, it, crit <= tol, crit, L
+
+
+def _must_release(dist, pinned, floor) -> bool:
+    """Does a coordinate on a plateau violate its optimality by more than ``floor`` and more than
+    every free coordinate's residual?"""
+    worst = np.max(dist[pinned], initial=0.0)
+    return worst > floor and worst > np.max(dist[~pinned], initial=0.0)
 
 
 class _State:
