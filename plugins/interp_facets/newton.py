@@ -5,8 +5,9 @@ This loop combines two steps:
 
 1. a backtracked proximal gradient step; it *identifies* which coordinates sit on a plateau of
    the prox (a kink of the penalty: an integer for Facets, zero for L1) and puts them there
-   exactly.  It runs first, after a rejected Newton step, and whenever a coordinate on a
-   plateau is not optimal there and its violation is the largest residual;
+   exactly.  It runs first, after a Newton step that was rejected or did not lower the
+   objective, and whenever a coordinate on a plateau is not optimal there and its violation is
+   the largest residual;
 2. a Newton step on the other ("free") coordinates and the intercept, on the loss plus the
    penalty's local quadratic model, accepted only if the objective does not go up.  Its
    candidate is itself a prox output (see ``_newton_step``), so every iterate, and the returned
@@ -45,7 +46,8 @@ def newton_loop(P, u, b, L, tol, max_iter):
     """Newton steps on ``P`` (a :class:`.solver.Problem`), with proximal gradient steps between
     them whenever the plateaus may be wrong: at the start, after a rejected Newton step, and when
     a coordinate on a plateau violates its optimality condition (it should leave the plateau,
-    which only a gradient step can tell) by more than any free coordinate's residual.  Released
+    which only a gradient step can tell) by more than any free coordinate's residual, or when a
+    Newton step no longer lowers the objective (the free residuals are then rounding).  Released
     earlier, while the free coordinates are still far from optimal, coordinates leave and
     re-land on kinks over and over (on the CLI's 90 collinear 0/1 columns, 2.1x more
     iterations); released then, they leave once.
@@ -74,7 +76,9 @@ def newton_loop(P, u, b, L, tol, max_iter):
         if moved is None:
             zeta = None
             continue
-        u, b, z, f, zeta, step = moved
+        u, b, z, f, zeta, step, lowered = moved
+        if not lowered:  # the free coordinates are done: let a gradient step test the plateaus
+            zeta = None
         gu, gb = P.grads(z)
         crit, dist = P.stationarity(u, gu, gb, L)
     return u, b, f, it, crit <= tol, crit, L
@@ -104,7 +108,8 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
     """A damped Newton step from ``v = prox(zeta, step)`` on its free coordinates (where the
     prox has a non-zero ``slope``), or None when no step lowers the objective.
 
-    Returns (u, b, z, loss, zeta, step) of the new point, itself a prox output.
+    Returns (u, b, z, loss, zeta, step, lowered) of the new point, itself a prox output;
+    ``lowered`` is False when the objective only stayed equal (to rounding).
     """
     d = P.d
     step = np.broadcast_to(np.asarray(step, dtype=float), (d,))
@@ -176,6 +181,6 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
                 best = (F, u_new, z_new, f_new, zeta_new)
         if best is not None:
             state.accepted(t)
-            return best[1], b_new, best[2], best[3], best[4], step
+            return best[1], b_new, best[2], best[3], best[4], step, best[0] < phi
     state.rejected()
     return None

@@ -156,6 +156,26 @@ def test_newton_is_never_worse_than_fista(seed, log_lam, gamma, penalty, loss):
     assert newton.criterion <= 1e-9
 
 
+def test_newton_does_not_stall_at_a_tight_tolerance():
+    """A case found by a random search (Facets, logistic, 16 features on scales 0.1 to 10).
+    Newton once stalled at criterion 1.6e-9 > tol 1e-9 for 20000 iterations: its steps on the
+    free coordinates no longer lowered the objective, while a coordinate on a plateau, whose
+    violation was smaller than their rounding-level residuals, waited to be released."""
+    rng = np.random.default_rng(689999)
+    n, d = int(rng.integers(30, 200)), int(rng.integers(2, 30))
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10.0, size=d)
+    rng.random()  # the search's draw that chose these Gaussian features
+    y = X @ rng.normal(size=d) + rng.normal(size=n)
+    y = np.where(y > np.median(y), 1.0, -1.0)
+    pen, hyper = resolve_penalty("facets")
+    kw = dict(loss="logistic", penalty=pen, lam=10 ** rng.uniform(-4, -0.5), gamma=rng.uniform(0.05, 3),
+              hyper=hyper, tol=1e-9, max_iter=2000)
+    newton = solve(X, y, solver="newton", **kw)
+    fista = solve(X, y, solver="fista", **kw)
+    assert newton.converged and newton.n_iter < 100
+    assert newton.objective <= fista.objective + 1e-12
+
+
 @pytest.mark.parametrize("loss", ["logistic", "squared"])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_problem_hessian_matches_finite_differences_of_the_gradient(loss, fit_intercept):
