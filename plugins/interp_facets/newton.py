@@ -173,8 +173,8 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
         for u_new, zeta_new in cands:
             z_new = z_first
             if u_new is not u_first:  # it differs from the first only on the kinks crossed
-                moved = np.flatnonzero(u_new != u_first)
-                z_new = z_first + P.gamma * (P.X[:, moved] @ (u_new[moved] - u_first[moved]))
+                crossed = np.flatnonzero(u_new != u_first)
+                z_new = z_first + P.gamma * (P.X[:, crossed] @ (u_new[crossed] - u_first[crossed]))
             f_new = P.value(z_new)
             F = f_new + P.penalty_value(u_new)
             if F <= phi + 1e-15 * max(1.0, abs(phi)) and (best is None or F < best[0]):  # to rounding

@@ -192,7 +192,7 @@ class Problem:
         lam_null = gamma * null_threshold(X, y, loss, fit_intercept)
         self.crit_scale = max(lam, 0.1 * lam_null, 1e-12)
         self._gram = gram
-        self._work = None
+        self._X32 = self._work = None  # X in single precision and the Hessian's buffer, made once
 
     # ----------------------------------------------------------------- smooth part
     def scores(self, u: np.ndarray, b: float) -> np.ndarray:
@@ -236,7 +236,7 @@ class Problem:
         else:
             r = np.sqrt(w).astype(np.float32)
             if self._work is None:  # one buffer for every call (no fresh pages per iteration)
-                self._X32 = self.X.astype(np.float32)
+                self._X32 = self.X.astype(np.float32, order="F")
                 self._work = np.empty_like(self._X32, order="F")
             S = self._work[:, : cols.size]
             np.multiply(self._X32 if cols.size == self.d else self._X32[:, cols], r[:, None], out=S)
