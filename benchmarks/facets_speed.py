@@ -21,7 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from interp_facets import FacetsClassifier
 from interp_facets.cv import reference_magnitude
 from interp_facets.estimators import fit_path, integrity, resolve_penalty
-from interp_facets.solver import null_threshold
+from interp_facets.solver import gram_matrix, null_threshold
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uci"
 FILES = {
@@ -138,7 +138,7 @@ def grid(name, n_gammas, n_betas, solver="newton"):
     gammas = np.geomspace(m / 30, m, n_gammas)
     c = null_threshold(X, y, "logistic")
     betas = c / gammas.min() * np.logspace(0, -5, n_betas)
-    gram = (X.T @ X / len(y), X.mean(axis=0))
+    gram = gram_matrix(X)
     integ, iters, conv = [], 0, 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

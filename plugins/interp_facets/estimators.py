@@ -17,13 +17,12 @@ import interp
 from interp import InputError
 
 from .snap import GRID_ATOL, on_grid, snap_to_grid
-from .solver import SolveResult, curvature_matrix, metric_and_bound, refit_scale, solve
+from .solver import SolveResult, curvature_matrix, gram_matrix, metric_and_bound, refit_scale, solve
 
 __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "resolve_penalty"]
 
 #: the solver loops of :func:`.solver.solve`
 SOLVERS = ("newton", "fista", "ista")
-
 
 
 def single_threaded_blas():
@@ -316,26 +315,21 @@ def fit_path(X, y_num, *, loss, penalty, hyper, gamma, lams, solver="newton", to
 
     Returns (U of shape (len(lams), d) in grid units, intercepts, n_iters, converged).
     """
-    order = np.argsort(-np.asarray(lams, dtype=float), kind="stable")
-    d = X.shape[1]
-    U = np.zeros((len(lams), d))
-    B = np.zeros(len(lams))
-    iters = np.zeros(len(lams), dtype=int)
-    conv = np.zeros(len(lams), dtype=bool)
+    lams = np.asarray(lams, dtype=float)
     X = np.asfortranarray(X, dtype=float)
+    U = np.zeros((lams.size, X.shape[1]))
+    B = np.zeros(lams.size)
+    iters = np.zeros(lams.size, dtype=int)
+    conv = np.zeros(lams.size, dtype=bool)
+    if gram is None:
+        gram = gram_matrix(X)
+    u, b, L = None, 0.0, None
     with single_threaded_blas():
         metric = metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), precondition)
-        return _fit_path(X, y_num, order, U, B, iters, conv, loss, penalty, hyper, gamma, lams,
-                         solver, tol, max_iter, fit_intercept, metric)
-
-
-def _fit_path(X, y_num, order, U, B, iters, conv, loss, penalty, hyper, gamma, lams, solver,
-              tol, max_iter, fit_intercept, metric):
-    u, b, L = None, 0.0, None
-    for i in order:
-        res = solve(X, y_num, loss=loss, penalty=penalty, lam=float(lams[i]), gamma=gamma,
-                    hyper=hyper, solver=solver, tol=tol, max_iter=max_iter,
-                    fit_intercept=fit_intercept, u0=u, b0=b, lipschitz=L, metric=metric)
-        u, b, L = res.u, res.intercept, res.lipschitz
-        U[i], B[i], iters[i], conv[i] = res.u, res.intercept, res.n_iter, res.converged
+        for i in np.argsort(-lams, kind="stable"):
+            res = solve(X, y_num, loss=loss, penalty=penalty, lam=float(lams[i]), gamma=gamma,
+                        hyper=hyper, solver=solver, tol=tol, max_iter=max_iter,
+                        fit_intercept=fit_intercept, u0=u, b0=b, lipschitz=L, metric=metric, gram=gram)
+            u, b, L = res.u, res.intercept, res.lipschitz
+            U[i], B[i], iters[i], conv[i] = res.u, res.intercept, res.n_iter, res.converged
     return U, B, iters, conv

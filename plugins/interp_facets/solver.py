@@ -34,7 +34,7 @@ from scipy.special import expit
 
 from .newton import newton_loop
 
-__all__ = ["Problem", "SolveResult", "solve", "null_intercept", "null_threshold", "LOSSES"]
+__all__ = ["Problem", "SolveResult", "solve", "gram_matrix", "null_intercept", "null_threshold", "LOSSES"]
 
 
 def _logistic_value(z: np.ndarray, y: np.ndarray) -> float:
@@ -90,17 +90,21 @@ class SolveResult:
     lipschitz: float  # last accepted backtracking constant (a warm start for the next fit)
 
 
+def gram_matrix(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(X^T X / n, mean of X): what every Hessian bound and the squared loss's (constant)
+    Hessian are made of; computed once per path and reused by all its fits."""
+    return X.T @ X / X.shape[0], X.mean(axis=0)
+
+
 def curvature_matrix(X: np.ndarray, gamma: float, loss: str, fit_intercept: bool = True,
                      gram: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """An upper bound H of the Hessian of the loss in (u, b): curv * [gamma X, 1]^T [gamma X, 1] / n.
 
-    ``gram`` = (X^T X / n, mean of X) may be given to reuse it across a grid.
+    ``gram`` (see :func:`gram_matrix`) may be given to reuse it across a grid.
     """
-    n, d = X.shape
+    d = X.shape[1]
     curv = LOSSES[loss][2]
-    if gram is None:
-        gram = (X.T @ X / n, X.mean(axis=0))
-    G, m = gram
+    G, m = gram if gram is not None else gram_matrix(X)
     k = d + 1 if fit_intercept else d
     H = np.empty((k, k))
     H[:d, :d] = gamma * gamma * G
@@ -170,6 +174,8 @@ class Problem:
         self.d = d = X.shape[1]
         self._fboth = _BOTH[loss]
         self._fgrad = LOSSES[loss][1]
+        if gram is None and (metric is None or loss == "squared"):
+            gram = gram_matrix(X)  # the metric's and the squared loss's Hessian's, made once
         if metric is None:
             metric = metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), precondition)
         D, self.lipschitz_max = metric
@@ -228,9 +234,6 @@ class Problem:
         gamma = self.gamma
         w = self.curvature(z)
         if self.loss == "squared":  # constant: one Gram matrix serves every call
-            if self._gram is None:
-                n = z.shape[0]
-                self._gram = (self.X.T @ self.X / n, self.X.mean(axis=0))
             G, m = self._gram
             Hc, hb = G[np.ix_(cols, cols)], m[cols]
         else:
