@@ -121,9 +121,12 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
     H = P.hessian(z, free)
     diag = H.reshape(-1)[:: H.shape[0] + 1]  # a view of H's diagonal
     if P.lam > 0:
-        s = step[free]
-        g = g + (zeta[free] - v[free]) / s  # + lam * omega'(v)
-        diag[:k] += (1.0 / slope[free] - 1.0) / s  # + lam * omega''(v)
+        # the penalty's local model at v, read off its prox (see the module docstring)
+        g_pen = (zeta - v) / step  # lam * omega'(v)
+        curv = np.zeros(d)
+        curv[free] = (1.0 / slope[free] - 1.0) / step[free]  # lam * omega''(v)
+        g = g + g_pen[free]
+        diag[:k] += curv[free]
     if P.fit_intercept:
         g = np.append(g, gb)
     diag += state.damping * diag + 1e-12 * max(float(np.max(diag, initial=0.0)), 1e-300)
@@ -144,11 +147,6 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
     # there.  s' = s goes through (the pull-back is one prox step's); s' = s + 2 |step| / lam
     # stops on the kink when the jump is >= 1/2 (Facets 1, SCF 1 - eps, L1 2).  Both are prox
     # outputs, with exact integers, returned as prox(zeta', s) with the original steps.
-    if P.lam > 0:
-        g_pen = (zeta - v) / step
-        curv = np.zeros(d)
-        curv[free] = (1.0 / slope[free] - 1.0) / step[free]
-
     def candidate(x, wide):
         shift = g_pen + curv * (x - v)
         u_new = P.prox(x + wide * shift, wide)
