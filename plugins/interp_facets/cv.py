@@ -61,7 +61,6 @@ def _path_task(X, y_num, split, scorer, loss, pen, hyper, gamma, lams, solver, t
                                      fit_intercept=fit_intercept)
     U, gap = snap_to_grid(Xt, yt, U, B, loss=loss, penalty=pen, hyper=hyper, lams=lams, gamma=gamma,
                           tol=snap_tol)
-    U = np.where(on_grid(U), np.round(U), U)
     scores = None if split is None else scorer(X[split[1]], y_num[split[1]], U, B, gamma, Xt, yt)
     return U, B, iters, conv, gap == 0, scores
 

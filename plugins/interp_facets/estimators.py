@@ -175,8 +175,6 @@ class _FacetsBase(BaseEstimator):
         self.converged_ = res.converged
         self.objective_ = res.objective
         self.penalty_params_ = dict(hyper)
-        # put integral coefficients exactly on the grid
-        u = np.where(on_grid(u), np.round(u), u)
         scale, intercept = 1.0, res.intercept
         if self.refit_scale and self.fit_intercept and np.any(u != 0):
             a, b = refit_scale(X @ u, y_num, self._loss)

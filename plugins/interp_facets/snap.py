@@ -37,13 +37,16 @@ def snap_to_grid(X, y, U, B, *, loss, penalty, hyper, lams, gamma, tol):
     penalised objective rises by at most ``tol`` times its value.
 
     Returns (U with those rows rounded, relative objective increase per row: 0 for a row
-    already integral, nan for a row left as it was).
+    already integral, nan for a row left as it was).  In every row, the coefficients within
+    ``GRID_ATOL`` of an integer are put on it exactly.
     """
     U = np.array(U, dtype=float, ndmin=2)
     B = np.broadcast_to(np.asarray(B, dtype=float), U.shape[:1])
     lams = np.broadcast_to(np.asarray(lams, dtype=float), U.shape[:1])
+    on = on_grid(U)
+    U[on] = np.round(U[on])
     gap = np.zeros(U.shape[0])
-    rows = np.flatnonzero(~on_grid(U).all(axis=1))
+    rows = np.flatnonzero(~on.all(axis=1))
     if rows.size == 0 or tol <= 0:
         gap[rows] = np.nan
         return U, gap
