@@ -55,7 +55,8 @@ def newton_loop(P, u, b, L, tol, max_iter):
     Returns (u, b, loss, n_iter, converged, criterion, L) like the first-order loop.
     """
     z = P.scores(u, b)
-    f, gu, gb = P.value_and_grads(z)
+    f = P.value(z)
+    gu, gb, w = P.grads_and_curvature(z)
     crit, dist = P.stationarity(u, gu, gb, L)
     state = _State()
     zeta = step = None  # the point and steps of the prox that produced u, when there is one
@@ -67,19 +68,19 @@ def newton_loop(P, u, b, L, tol, max_iter):
         # a coordinate on a plateau that is not optimal there must leave it: a gradient step
         if slope is None or _must_release(dist, slope <= PLATEAU_SLOPE, tol * P.crit_scale):
             u, b, z, f, L, zeta, step = P.prox_step(u, b, f, gu, gb, L)
-            gu, gb = P.grads(z)
+            gu, gb, w = P.grads_and_curvature(z)
             crit, dist = P.stationarity(u, gu, gb, L)
             if crit <= tol:
                 break
             slope = prox_slopes(P, zeta, step)
-        moved = _newton_step(P, u, b, z, f, gu, gb, zeta, step, slope, state)
+        moved = _newton_step(P, u, b, z, f, gu, gb, w, zeta, step, slope, state)
         if moved is None:
             zeta = None
             continue
         u, b, z, f, zeta, step, lowered = moved
         if not lowered:  # the free coordinates are done: let a gradient step test the plateaus
             zeta = None
-        gu, gb = P.grads(z)
+        gu, gb, w = P.grads_and_curvature(z)
         crit, dist = P.stationarity(u, gu, gb, L)
     return u, b, f, it, crit <= tol, crit, L
 
@@ -104,7 +105,7 @@ class _State:
         self.damping = min(self.damping * 100, 1e4)
 
 
-def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
+def _newton_step(P, v, b, z, f, gu, gb, w, zeta, step, slope, state):
     """A damped Newton step from ``v = prox(zeta, step)`` on its free coordinates (where the
     prox has a non-zero ``slope``), or None when no step lowers the objective.
 
@@ -118,7 +119,7 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
     if k > MAX_FREE or (k == 0 and not P.fit_intercept):
         return None
     g = gu[free]
-    H = P.hessian(z, free)
+    H = P.hessian(w, free)
     diag = H.reshape(-1)[:: H.shape[0] + 1]  # a view of H's diagonal
     if P.lam > 0:
         # the penalty's local model at v, read off its prox (see the module docstring)
@@ -146,11 +147,14 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
     # piece, for any s'; past a kink it moves x back by up to lam s' times the jump of omega'
     # there.  s' = s goes through (the pull-back is one prox step's); s' = s + 2 |step| / lam
     # stops on the kink when the jump is >= 1/2 (Facets 1, SCF 1 - eps, L1 2).  Both are prox
-    # outputs, with exact integers, returned as prox(zeta', s) with the original steps.
+    # outputs, with exact integers, returned as prox(zeta', s) with the original steps.  The
+    # prox is separable, so the second candidate is the first with only the coordinates that
+    # the wide prox stopped on a kink replaced (elsewhere the two differ by rounding alone).
     def candidate(x, wide):
         shift = g_pen + curv * (x - v)
-        u_new = P.prox(x + wide * shift, wide)
-        return u_new, u_new + step * (shift + (x - u_new) / wide)
+        zeta_wide = x + wide * shift
+        u_new = P.prox(zeta_wide, wide)
+        return u_new, u_new + step * (shift + (x - u_new) / wide), zeta_wide
 
     phi = f + P.penalty_value(v)
     for t in 0.5 ** np.arange(8):
@@ -158,21 +162,25 @@ def _newton_step(P, v, b, z, f, gu, gb, zeta, step, slope, state):
         x[free] += t * du
         b_new = b + t * db
         if P.lam > 0:
+            u_first, zeta_first, _ = candidate(x, step)
+            cands = [(u_first, zeta_first)]
             wide = step.copy()
             wide[free] += 2.0 * t * np.abs(du) / P.lam
-            cands = [candidate(x, step), candidate(x, wide)]
-            if np.array_equal(cands[0][0], cands[1][0]):
-                cands.pop()
+            u_wide, zeta_stop, zeta_wide = candidate(x, wide)
+            stopped = np.flatnonzero((u_wide != u_first) & (prox_slopes(P, zeta_wide, wide) <= PLATEAU_SLOPE))
+            if stopped.size:
+                u_stop, zeta_new = u_first.copy(), zeta_first.copy()
+                u_stop[stopped], zeta_new[stopped] = u_wide[stopped], zeta_stop[stopped]
+                cands.append((u_stop, zeta_new))
         else:
+            u_first = x
             cands = [(x, x)]
-        u_first = cands[0][0]
         z_first = P.scores(u_first, b_new)
         best = None
         for u_new, zeta_new in cands:
             z_new = z_first
-            if u_new is not u_first:  # it differs from the first only on the kinks crossed
-                crossed = np.flatnonzero(u_new != u_first)
-                z_new = z_first + P.gamma * (P.X[:, crossed] @ (u_new[crossed] - u_first[crossed]))
+            if u_new is not u_first:  # it differs from the first only on the kinks it stopped on
+                z_new = z_first + P.gamma * (P.X[:, stopped] @ (u_new[stopped] - u_first[stopped]))
             f_new = P.value(z_new)
             F = f_new + P.penalty_value(u_new)
             if F <= phi + 1e-15 * max(1.0, abs(phi)) and (best is None or F < best[0]):  # to rounding

@@ -176,6 +176,7 @@ class Problem:
         self._fgrad = LOSSES[loss][1]
         if gram is None and (metric is None or loss == "squared"):
             gram = gram_matrix(X)  # the metric's and the squared loss's Hessian's, made once
+        self._gram = gram
         if metric is None:
             metric = metric_and_bound(curvature_matrix(X, gamma, loss, fit_intercept, gram), precondition)
         D, self.lipschitz_max = metric
@@ -195,9 +196,10 @@ class Problem:
         # (in grid units: gamma times the null threshold): below that floor the problem is nearly
         # unpenalised, its plateaus are too narrow to matter, and a tolerance relative to a
         # vanishing lam would only burn iterations.
-        lam_null = gamma * null_threshold(X, y, loss, fit_intercept)
+        self.b_null = null_intercept(y, loss, fit_intercept)
+        self.null_grads = self.grads(np.full(X.shape[0], self.b_null))  # at the intercept-only model
+        lam_null = float(np.max(np.abs(self.null_grads[0]), initial=0.0))  # gamma * null_threshold
         self.crit_scale = max(lam, 0.1 * lam_null, 1e-12)
-        self._gram = gram
         self._X32 = self._work = None  # X in single precision and the Hessian's buffer, made once
 
     # ----------------------------------------------------------------- smooth part
@@ -209,30 +211,34 @@ class Problem:
 
     def grads(self, z: np.ndarray) -> tuple[np.ndarray, float]:
         """Gradient of the loss in (u, b) at the scores z."""
-        gz = self._fgrad(z, self.y)
-        return self.gamma * (self.X.T @ gz), float(gz.sum()) if self.fit_intercept else 0.0
+        return self._chain(self._fgrad(z, self.y))
 
     def value_and_grads(self, z: np.ndarray) -> tuple[float, np.ndarray, float]:
         fz, gz = self._fboth(z, self.y)
-        return fz, self.gamma * (self.X.T @ gz), float(gz.sum()) if self.fit_intercept else 0.0
+        return (fz, *self._chain(gz))
 
-    def curvature(self, z: np.ndarray) -> np.ndarray:
-        """Second derivative of the mean loss in each score z_i (the Hessian's sample weights)."""
+    def grads_and_curvature(self, z: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+        """The gradient in (u, b) and the Hessian's sample weights (the second derivative of the
+        mean loss in each score z_i) at z; the logistic ones share one sigmoid."""
         n = z.shape[0]
         if self.loss == "squared":
-            return np.full(n, 1.0 / n)
-        p = expit(z)
-        return p * (1.0 - p) / n
+            return (*self.grads(z), np.full(n, 1.0 / n))
+        s = expit(-self.y * z)
+        return (*self._chain(-self.y * s / n), s * (1.0 - s) / n)
 
-    def hessian(self, z: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Hessian of the loss in (u[cols], b) at the scores z (b last, with an intercept).
+    def _chain(self, gz: np.ndarray) -> tuple[np.ndarray, float]:
+        """The gradient in (u, b) from the gradient in the scores."""
+        return self.gamma * (self.X.T @ gz), float(gz.sum()) if self.fit_intercept else 0.0
+
+    def hessian(self, w: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Hessian of the loss in (u[cols], b) for the sample weights w (see
+        :meth:`grads_and_curvature`), b last with an intercept.
 
         The logistic one is summed in single precision: its O(n k^2) product is the Newton
         loop's main cost, and single precision halves its memory traffic.  The Hessian only
         shapes the Newton direction; the step is then checked in double precision.
         """
         gamma = self.gamma
-        w = self.curvature(z)
         if self.loss == "squared":  # constant: one Gram matrix serves every call
             G, m = self._gram
             Hc, hb = G[np.ix_(cols, cols)], m[cols]
@@ -361,9 +367,8 @@ def solve(
         # Above the null threshold (a strong penalty; the head of every path) the intercept-only
         # model is the solution: start there when it passes the stopping test.  Otherwise b0,
         # which measured fewer Newton iterations than the null model at weak penalties.
-        b_null = null_intercept(y, loss)
-        if P.criterion(u, *P.grads(P.scores(u, b_null)), L) <= tol:
-            b = b_null
+        if P.criterion(u, *P.null_grads, L) <= tol:
+            b = P.b_null
     if solver == "newton":
         u, b, f, it, converged, crit, L = newton_loop(P, u, b, L, tol, max_iter)
     else:
