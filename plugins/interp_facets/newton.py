@@ -38,8 +38,17 @@ PLATEAU_SLOPE = 1e-9
 
 def prox_slopes(P, zeta: np.ndarray, step) -> np.ndarray:
     """d prox(zeta) / d zeta per coordinate, by central differences (the prox is separable)."""
-    h = 1e-6 * np.maximum(1.0, np.abs(zeta))
+    h = _probe(zeta)
     return (P.prox(zeta + h, step) - P.prox(zeta - h, step)) / (2.0 * h)
+
+
+def _flat_after(P, zeta: np.ndarray, step, v: np.ndarray) -> np.ndarray:
+    """Per coordinate: is ``v = prox(zeta)`` on a plateau, seen from the right (one prox call)?"""
+    return P.prox(zeta + _probe(zeta), step) == v
+
+
+def _probe(zeta: np.ndarray) -> np.ndarray:
+    return 1e-6 * np.maximum(1.0, np.abs(zeta))
 
 
 def newton_loop(P, u, b, L, tol, max_iter):
@@ -167,7 +176,7 @@ def _newton_step(P, v, b, z, f, gu, gb, w, zeta, step, slope, state):
             wide = step.copy()
             wide[free] += 2.0 * t * np.abs(du) / P.lam
             u_wide, zeta_stop, zeta_wide = candidate(x, wide)
-            stopped = np.flatnonzero((u_wide != u_first) & (prox_slopes(P, zeta_wide, wide) <= PLATEAU_SLOPE))
+            stopped = np.flatnonzero((u_wide != u_first) & _flat_after(P, zeta_wide, wide, u_wide))
             if stopped.size:
                 u_stop, zeta_new = u_first.copy(), zeta_first.copy()
                 u_stop[stopped], zeta_new[stopped] = u_wide[stopped], zeta_stop[stopped]
