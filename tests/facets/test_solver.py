@@ -179,6 +179,8 @@ def test_newton_does_not_stall_at_a_tight_tolerance():
 @pytest.mark.parametrize("loss", ["logistic", "squared"])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_problem_hessian_matches_finite_differences_of_the_gradient(loss, fit_intercept):
+    """The Hessian matches finite differences of the gradient; the gradient that comes with its
+    weights is the plain one."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 4)) * [1.0, 10.0, 100.0, 0.1]
     y = np.where(rng.random(50) < 0.5, 1.0, -1.0)
@@ -187,7 +189,11 @@ def test_problem_hessian_matches_finite_differences_of_the_gradient(loss, fit_in
                    fit_intercept=fit_intercept, metric=None, precondition=True, gram=None)
     u, b = rng.normal(size=4) * 0.01, (0.3 if fit_intercept else 0.0)
     cols = np.array([0, 2, 3])
-    H = prob.hessian(prob.grads_and_curvature(prob.scores(u, b))[2], cols)
+    gu, gb, weights = prob.grads_and_curvature(prob.scores(u, b))
+    H = prob.hessian(weights, cols)
+    gu_plain, gb_plain = prob.grads(prob.scores(u, b))
+    np.testing.assert_allclose(gu, gu_plain, rtol=1e-12, atol=1e-15)
+    assert gb == pytest.approx(gb_plain, rel=1e-12, abs=1e-15)
 
     def grad(du, db):
         gu, gb = prob.grads(prob.scores(u + du, b + db))
