@@ -75,7 +75,7 @@ def newton_loop(P, u, b, L, tol, max_iter):
             break
         slope = None if zeta is None else prox_slopes(P, zeta, step)
         # a coordinate on a plateau that is not optimal there must leave it: a gradient step
-        if slope is None or _must_release(dist, slope <= PLATEAU_SLOPE, tol * P.crit_scale):
+        if slope is None or _must_release(dist, slope <= PLATEAU_SLOPE, tol):
             u, b, z, f, L, zeta, step = P.prox_step(u, b, f, gu, gb, L)
             gu, gb, w = P.grads_and_curvature(z)
             crit, dist = P.stationarity(u, gu, gb, L)

@@ -16,12 +16,14 @@ are scikit-learn's ``Lasso(alpha=lam)`` and ``LogisticRegression(C=1 / (n lam))`
 
 The penalty is any registered ``interp.Penalty``: ``prox(w, step, **hyper)``, ``value(w,
 **hyper)`` and (optional) ``subdiff_distance(w, grad, **hyper)``.  The intercept is not
-penalised.  The stopping test is ``max_j dist(-grad_j, lam d Omega(u_j)) <= tol`` together with
-``|d loss / d b| <= tol``, both divided by ``max(lam, 0.1 lam_null)``: the tolerance is in
-units of the penalty's own subgradient (the plateaus of the Facets subdifferential have width
-1), so a coordinate whose optimum sits inside a plateau is reached exactly once ``tol`` is below
-the plateau margin; ``lam_null`` (the strength that zeroes the model) floors it for nearly
-unpenalised problems.  A penalty without ``subdiff_distance`` uses the gradient-mapping norm instead.
+penalised.  The stopping test is ``dist(-grad_j, lam d Omega(u_j)) <= tol * max(lam, 0.1 c_j)``
+for every coordinate j, with ``c_j = |d loss / d u_j|`` at the intercept-only model, together
+with ``|d loss / d b| <= tol * max(lam, 0.1 max_j c_j)``: the tolerance is in units of the
+penalty's own subgradient (the plateaus of the Facets subdifferential have width 1), so a
+coordinate whose optimum sits inside a plateau is reached exactly once ``tol`` is below the
+plateau margin; ``c_j`` (the strength that zeroes coordinate j alone) floors it for nearly
+unpenalised problems, per coordinate, so that one large-scale feature does not loosen the test
+for the others.  A penalty without ``subdiff_distance`` uses the gradient-mapping norm instead.
 """
 
 from __future__ import annotations
@@ -192,14 +194,16 @@ class Problem:
                 self.Du, self.Db = D[:d], (float(D[d]) if fit_intercept else 1.0)
                 self.vector_steps = False
         # The criterion is measured in units of lam (the plateau width of the penalty's
-        # subdifferential), floored at 0.1 * lam_null, the strength that zeroes every coefficient
-        # (in grid units: gamma times the null threshold): below that floor the problem is nearly
-        # unpenalised, its plateaus are too narrow to matter, and a tolerance relative to a
-        # vanishing lam would only burn iterations.
+        # subdifferential), floored per coordinate at 0.1 times the strength that zeroes that
+        # coefficient (its gradient at the intercept-only model, in grid units): below that floor
+        # the coordinate is nearly unpenalised, its plateaus are too narrow to matter, and a
+        # tolerance relative to a vanishing lam would only burn iterations.  The intercept's
+        # floor is 0.1 * lam_null (gamma times the null threshold, the largest of them).
         self.b_null = null_intercept(y, loss, fit_intercept)
         self.null_grads = self.grads(np.full(X.shape[0], self.b_null))  # at the intercept-only model
-        lam_null = float(np.max(np.abs(self.null_grads[0]), initial=0.0))  # gamma * null_threshold
-        self.crit_scale = max(lam, 0.1 * lam_null, 1e-12)
+        zeroing = np.abs(self.null_grads[0])
+        self.coef_scale = np.maximum(max(lam, 1e-12), 0.1 * zeroing)
+        self.crit_scale = max(lam, 0.1 * float(np.max(zeroing, initial=0.0)), 1e-12)
         self._X32 = self._work = None  # X in single precision and the Hessian's buffer, made once
 
     # ----------------------------------------------------------------- smooth part
@@ -277,9 +281,9 @@ class Problem:
 
     def stationarity(self, u: np.ndarray, gu: np.ndarray, gb: float, L: float) -> tuple[float, np.ndarray]:
         """(criterion, per-coordinate residual): the residual is ``dist(-grad_j, lam d Omega(u_j))``
-        (the gradient-mapping residual for a penalty without ``subdiff_distance``), zero exactly
-        where u_j is optimal; the criterion is its max and ``|d loss / d b|``, in units of
-        crit_scale."""
+        (the gradient-mapping residual for a penalty without ``subdiff_distance``) in units of
+        ``coef_scale``, zero exactly where u_j is optimal; the criterion is its max and
+        ``|d loss / d b|`` in units of ``crit_scale``."""
         lam, dist_fn = self.lam, self.penalty.subdiff_distance
         if lam <= 0:
             dist = np.abs(gu)
@@ -288,8 +292,9 @@ class Problem:
         else:  # gradient mapping, zero exactly at a minimiser
             step = self.steps(L)[0]
             dist = np.abs(u - self.prox(u - step * gu, step)) / step
-        crit = max(float(np.max(dist, initial=0.0)), abs(gb) if self.fit_intercept else 0.0)
-        return crit / self.crit_scale, dist
+        dist = dist / self.coef_scale
+        crit = max(float(np.max(dist, initial=0.0)), abs(gb) / self.crit_scale if self.fit_intercept else 0.0)
+        return crit, dist
 
     def criterion(self, u: np.ndarray, gu: np.ndarray, gb: float, L: float) -> float:
         return self.stationarity(u, gu, gb, L)[0]
