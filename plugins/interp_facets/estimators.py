@@ -213,7 +213,9 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         restarted Nesterov momentum; ``ista``: plain proximal gradient (the paper's).  All three
         return prox outputs and stop on the same subgradient test, so they give the same
         minimiser (and the same integrity) up to ``tol``.
-    tol, max_iter : stopping test (subgradient distance / lam) and iteration cap.
+    tol, max_iter : stopping test (subgradient distance / lam, per coefficient; for a nearly
+        unpenalised coefficient, / a tenth of its gradient at the intercept-only model) and
+        iteration cap.
     refit_scale : bool
         After the penalised fit, freeze the points ``u = w / gamma`` and re-estimate only the
         scale and intercept by an unpenalised 1-D fit of the loss on the total ``X u`` (the
