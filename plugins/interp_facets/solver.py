@@ -154,9 +154,13 @@ def null_intercept(y, loss: str, fit_intercept: bool = True) -> float:
 def null_threshold(X, y, loss: str, fit_intercept: bool = True) -> float:
     """c = max_j |d loss / d w_j| at the intercept-only model: lam / gamma >= c gives w = 0
     for penalties whose subdifferential at 0 is [-1, 1] (facets, scf, l1)."""
-    b = null_intercept(y, loss, fit_intercept)
-    g = LOSSES[loss][1](np.full(X.shape[0], b), y)
-    return float(np.max(np.abs(X.T @ g), initial=0.0))
+    return float(np.max(np.abs(_null_gradient(X, y, loss, fit_intercept)[0]), initial=0.0))
+
+
+def _null_gradient(X, y, loss: str, fit_intercept: bool) -> tuple[np.ndarray, float]:
+    """(d loss / d w, d loss / d b) at the intercept-only model."""
+    gz = LOSSES[loss][1](np.full(X.shape[0], null_intercept(y, loss, fit_intercept)), y)
+    return X.T @ gz, float(gz.sum()) if fit_intercept else 0.0
 
 
 class Problem:
@@ -200,10 +204,10 @@ class Problem:
         # tolerance relative to a vanishing lam would only burn iterations.  The intercept's
         # floor is 0.1 * lam_null (gamma times the null threshold, the largest of them).
         self.b_null = null_intercept(y, loss, fit_intercept)
-        self.null_grads = self.grads(np.full(X.shape[0], self.b_null))  # at the intercept-only model
-        zeroing = np.abs(self.null_grads[0])
-        self.coef_scale = np.maximum(max(lam, 1e-12), 0.1 * zeroing)
-        self.crit_scale = max(lam, 0.1 * float(np.max(zeroing, initial=0.0)), 1e-12)
+        gw, gb = _null_gradient(X, y, loss, fit_intercept)
+        self.null_grads = (gamma * gw, gb)  # in (u, b), at the intercept-only model
+        self.coef_scale = np.maximum(max(lam, 1e-12), 0.1 * np.abs(self.null_grads[0]))
+        self.crit_scale = float(np.max(self.coef_scale, initial=max(lam, 1e-12)))
         self._X32 = self._work = None  # X in single precision and the Hessian's buffer, made once
 
     # ----------------------------------------------------------------- smooth part
