@@ -73,12 +73,24 @@ def _squared_grad(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (z - y) / z.shape[0]
 
 
+def _logistic_grad_curv(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient and the second derivative of the mean loss in z, from one sigmoid."""
+    s = expit(-y * z)
+    n = z.shape[0]
+    return -y * s / n, s * (1.0 - s) / n
+
+
+def _squared_grad_curv(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return _squared_grad(z, y), np.full(z.shape[0], 1.0 / z.shape[0])
+
+
 #: name -> (value(z, y), gradient wrt z, curvature bound of the per-sample loss)
 LOSSES = {
     "logistic": (_logistic_value, _logistic_grad, 0.25),
     "squared": (_squared_value, _squared_grad, 1.0),
 }
 _BOTH = {"logistic": _logistic_both, "squared": _squared_both}
+_GRAD_CURV = {"logistic": _logistic_grad_curv, "squared": _squared_grad_curv}
 
 
 @attrs.define
@@ -180,6 +192,7 @@ class Problem:
         self.d = d = X.shape[1]
         self._fboth = _BOTH[loss]
         self._fgrad = LOSSES[loss][1]
+        self._fgrad_curv = _GRAD_CURV[loss]
         if gram is None and (metric is None or loss == "squared"):
             gram = gram_matrix(X)  # the metric's and the squared loss's Hessian's, made once
         self._gram = gram
@@ -228,11 +241,8 @@ class Problem:
     def grads_and_curvature(self, z: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
         """The gradient in (u, b) and the Hessian's sample weights (the second derivative of the
         mean loss in each score z_i) at z; the logistic ones share one sigmoid."""
-        n = z.shape[0]
-        if self.loss == "squared":
-            return (*self.grads(z), np.full(n, 1.0 / n))
-        s = expit(-self.y * z)
-        return (*self._chain(-self.y * s / n), s * (1.0 - s) / n)
+        gz, w = self._fgrad_curv(z, self.y)
+        return (*self._chain(gz), w)
 
     def _chain(self, gz: np.ndarray) -> tuple[np.ndarray, float]:
         """The gradient in (u, b) from the gradient in the scores."""
