@@ -69,15 +69,23 @@ def _interval_distance(s: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndar
 
 
 def facets_elementwise(w) -> np.ndarray:
-    """omega(w) per coordinate, eq. (3): k (k + 1) / 2 + (k + 1)(|w| - k), k = floor(|w|)."""
+    """omega(w) per coordinate, eq. (3): k (k + 1) / 2 + (k + 1)(|w| - k), k = floor(|w|),
+    evaluated as (k + 1)(|w| - k / 2) (fewer array operations, same value)."""
     a = np.abs(_arr(w))
     k = np.floor(a)
-    return k * (k + 1) / 2 + (k + 1) * (a - k)
+    return (k + 1.0) * (a - 0.5 * k)
 
 
 def facets_value(w) -> float:
     """Facets penalty sum_j sum_{i>=0} max(0, |w_j| - i), by the closed form eq. (3)."""
-    return float(np.sum(facets_elementwise(w)))
+    return _facets_of_abs(np.abs(_arr(w)))
+
+
+def _facets_of_abs(a: np.ndarray) -> float:
+    """sum of :func:`facets_elementwise` at ``|w| = a``, as one dot product (the solver's line
+    search evaluates it at every trial point)."""
+    k = np.floor(a)
+    return float(np.vdot(k + 1.0, a - 0.5 * k))
 
 
 def prox_facets(w, mu: float) -> np.ndarray:
@@ -101,28 +109,25 @@ def prox_facets(w, mu: float) -> np.ndarray:
 def facets_subdiff_distance(w, grad) -> np.ndarray:
     """Distance of -grad to d omega(w) (eq. 2): {ceil|w|} off the integers, [k, k + 1] at k > 0,
     [-1, 1] at 0 (signs mirrored for w < 0)."""
-    w, g = np.broadcast_arrays(_arr(w), _arr(grad))
-    a = np.abs(w)
-    lo, hi = _facets_interval(a)
-    return _signed_distance(w, g, lo, hi)
+    w = _arr(w)
+    lo, hi = _facets_interval(np.abs(w))
+    return _signed_distance(w, _arr(grad), lo, hi)
 
 
 def _facets_interval(a):
     """d Facets at |w| = a for w > 0, as [lo, hi]: {ceil a} off the integers, [k, k + 1] at k."""
     k = np.floor(a)
-    on_int = a == k
-    lo = np.where(on_int, k, np.ceil(a))
-    return lo, np.where(on_int, k + 1.0, lo)
+    hi = k + 1.0
+    return hi - (a == k), hi
 
 
 def _signed_distance(w, g, lo, hi):
     """Distance of -g to the subdifferential [lo, hi] (given for w > 0; [-1, 1] at 0, mirrored
-    for w < 0)."""
+    for w < 0).  Every operation broadcasts, so a scalar w or g needs no copy."""
     zero = w == 0
     lo = np.where(zero, -1.0, lo)
     hi = np.where(zero, 1.0, hi)
-    sgn = np.where(w < 0, -1.0, 1.0)
-    return _interval_distance(-g * sgn, lo, hi)
+    return _interval_distance(np.where(w < 0, g, -g), lo, hi)
 
 
 # --------------------------------------------------------------------------- Strongly Convex Facets
@@ -131,9 +136,8 @@ def _signed_distance(w, g, lo, hi):
 def scf_value(w, eps: float = 0.01) -> float:
     """SCF_eps = (1 - eps) Facets + eps (|w| + w^2 / 2), eq. (14)."""
     eps = _check_eps(eps)
-    w = _arr(w)
-    a = np.abs(w)
-    return float(np.sum((1 - eps) * facets_elementwise(w) + eps * (a + a * a / 2)))
+    a = np.abs(_arr(w))
+    return (1 - eps) * _facets_of_abs(a) + eps * float(np.vdot(a, 1.0 + 0.5 * a))
 
 
 def prox_scf(w, mu: float, eps: float = 0.01) -> np.ndarray:
@@ -155,10 +159,11 @@ def prox_scf(w, mu: float, eps: float = 0.01) -> np.ndarray:
 def scf_subdiff_distance(w, grad, eps: float = 0.01) -> np.ndarray:
     """Distance of -grad to d SCF_eps(w): (1 - eps) d Facets + eps (d|.| + w)."""
     eps = _check_eps(eps)
-    w, g = np.broadcast_arrays(_arr(w), _arr(grad))
+    w = _arr(w)
     a = np.abs(w)
     lo_f, hi_f = _facets_interval(a)  # for w > 0: (1 - eps) [lo_f, hi_f] + eps (1 + w)
-    return _signed_distance(w, g, (1 - eps) * lo_f + eps * (1.0 + a), (1 - eps) * hi_f + eps * (1.0 + a))
+    c = eps * (1.0 + a)
+    return _signed_distance(w, _arr(grad), (1 - eps) * lo_f + c, (1 - eps) * hi_f + c)
 
 
 # --------------------------------------------------------------------------- L1, L2, elastic net
@@ -175,7 +180,7 @@ def prox_l1(w, mu: float) -> np.ndarray:
 
 
 def l1_subdiff_distance(w, grad) -> np.ndarray:
-    w, g = np.broadcast_arrays(_arr(w), _arr(grad))
+    w, g = _arr(w), _arr(grad)
     s = np.sign(w)
     return np.where(w == 0, np.maximum(np.abs(g) - 1.0, 0.0), np.abs(g + s))
 
@@ -192,7 +197,7 @@ def prox_l2(w, mu: float) -> np.ndarray:
 
 
 def l2_subdiff_distance(w, grad) -> np.ndarray:
-    w, g = np.broadcast_arrays(_arr(w), _arr(grad))
+    w, g = _arr(w), _arr(grad)
     return np.abs(g + w)
 
 
@@ -218,7 +223,7 @@ def prox_elasticnet(w, mu: float, l1_ratio: float = 0.5) -> np.ndarray:
 
 def elasticnet_subdiff_distance(w, grad, l1_ratio: float = 0.5) -> np.ndarray:
     r = _check_ratio(l1_ratio)
-    w, g = np.broadcast_arrays(_arr(w), _arr(grad))
+    w, g = _arr(w), _arr(grad)
     s = np.sign(w)
     off = np.abs(g + (1 - r) * w + r * s)
     return np.where(w == 0, np.maximum(np.abs(g) - r, 0.0), off)
