@@ -65,6 +65,7 @@ def newton_loop(P, u, b, L, tol, max_iter):
     """
     z = P.scores(u, b)
     f = P.value(z)
+    F = f + P.penalty_value(u)  # the objective, carried along: each Newton step returns it
     gu, gb, w = P.grads_and_curvature(z)
     crit, dist = P.stationarity(u, gu, gb, L)
     state = _State()
@@ -81,12 +82,13 @@ def newton_loop(P, u, b, L, tol, max_iter):
             crit, dist = P.stationarity(u, gu, gb, L)
             if crit <= tol:
                 break
+            F = f + P.penalty_value(u)
             slope = prox_slopes(P, zeta, step)
-        moved = _newton_step(P, u, b, z, f, gu, gb, w, zeta, step, slope, state)
+        moved = _newton_step(P, u, b, z, F, gu, gb, w, zeta, step, slope, state)
         if moved is None:
             zeta = None
             continue
-        u, b, z, f, zeta, step, lowered = moved
+        u, b, z, f, F, zeta, step, lowered = moved
         if not lowered:  # the free coordinates are done: let a gradient step test the plateaus
             zeta = None
         gu, gb, w = P.grads_and_curvature(z)
@@ -114,12 +116,13 @@ class _State:
         self.damping = min(self.damping * 100, 1e4)
 
 
-def _newton_step(P, v, b, z, f, gu, gb, w, zeta, step, slope, state):
-    """A damped Newton step from ``v = prox(zeta, step)`` on its free coordinates (where the
-    prox has a non-zero ``slope``), or None when no step lowers the objective.
+def _newton_step(P, v, b, z, phi, gu, gb, w, zeta, step, slope, state):
+    """A damped Newton step from ``v = prox(zeta, step)``, whose objective is ``phi``, on its
+    free coordinates (where the prox has a non-zero ``slope``), or None when no step lowers the
+    objective.
 
-    Returns (u, b, z, loss, zeta, step, lowered) of the new point, itself a prox output;
-    ``lowered`` is False when the objective only stayed equal (to rounding).
+    Returns (u, b, z, loss, objective, zeta, step, lowered) of the new point, itself a prox
+    output; ``lowered`` is False when the objective only stayed equal (to rounding).
     """
     d = P.d
     step = np.broadcast_to(np.asarray(step, dtype=float), (d,))
@@ -165,7 +168,6 @@ def _newton_step(P, v, b, z, f, gu, gb, w, zeta, step, slope, state):
         u_new = P.prox(zeta_wide, wide)
         return u_new, u_new + step * (shift + (x - u_new) / wide), zeta_wide
 
-    phi = f + P.penalty_value(v)
     for t in 0.5 ** np.arange(8):
         x = v.copy()
         x[free] += t * du
@@ -196,6 +198,7 @@ def _newton_step(P, v, b, z, f, gu, gb, w, zeta, step, slope, state):
                 best = (F, u_new, z_new, f_new, zeta_new)
         if best is not None:
             state.accepted(t)
-            return best[1], b_new, best[2], best[3], best[4], step, best[0] < phi
+            F, u_new, z_new, f_new, zeta_new = best
+            return u_new, b_new, z_new, f_new, F, zeta_new, step, F < phi
     state.rejected()
     return None
