@@ -24,6 +24,7 @@ from .estimators import (
     _check_solver,
     fit_path,
     resolve_penalty,
+    single_threaded_blas,
 )
 from .snap import on_grid, snap_to_grid
 from .solver import null_threshold, refit_scale, solve
@@ -54,14 +55,14 @@ def _path_task(X, y_num, split, scorer, loss, pen, hyper, gamma, lams, solver, t
     models snapped to the grid (see .snap) and, for a CV fold, scored on the test part."""
     train = None if split is None else split[0]
     Xt, yt = (X, y_num) if train is None else (X[train], y_num[train])
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), single_threaded_blas():
         warnings.simplefilter("ignore")
         U, B, iters, conv = fit_path(Xt, yt, loss=loss, penalty=pen, hyper=hyper, gamma=gamma,
                                      lams=lams, solver=solver, tol=tol, max_iter=max_iter,
                                      fit_intercept=fit_intercept)
-    U, gap = snap_to_grid(Xt, yt, U, B, loss=loss, penalty=pen, hyper=hyper, lams=lams, gamma=gamma,
-                          tol=snap_tol)
-    scores = None if split is None else scorer(X[split[1]], y_num[split[1]], U, B, gamma, Xt, yt)
+        U, gap = snap_to_grid(Xt, yt, U, B, loss=loss, penalty=pen, hyper=hyper, lams=lams,
+                              gamma=gamma, tol=snap_tol)
+        scores = None if split is None else scorer(X[split[1]], y_num[split[1]], U, B, gamma, Xt, yt)
     return U, B, iters, conv, gap == 0, scores
 
 
