@@ -125,23 +125,24 @@ def _newton_step(P, v, b, z, phi, gu, gb, w, zeta, step, slope, state):
     output; ``lowered`` is False when the objective only stayed equal (to rounding).
     """
     d = P.d
-    step = np.broadcast_to(np.asarray(step, dtype=float), (d,))
+    step = np.full(d, step) if np.ndim(step) == 0 else np.asarray(step, dtype=float)
     free = np.flatnonzero(slope > PLATEAU_SLOPE) if P.lam > 0 else np.arange(d)
     k = free.size
     if k > MAX_FREE or (k == 0 and not P.fit_intercept):
         return None
-    g = gu[free]
     H = P.hessian(w, free)
     diag = H.reshape(-1)[:: H.shape[0] + 1]  # a view of H's diagonal
+    g = np.empty(H.shape[0])
+    g[:k] = gu[free]
     if P.lam > 0:
         # the penalty's local model at v, read off its prox (see the module docstring)
         g_pen = (zeta - v) / step  # lam * omega'(v)
         curv = np.zeros(d)
         curv[free] = (1.0 / slope[free] - 1.0) / step[free]  # lam * omega''(v)
-        g = g + g_pen[free]
+        g[:k] += g_pen[free]
         diag[:k] += curv[free]
     if P.fit_intercept:
-        g = np.append(g, gb)
+        g[k] = gb
     diag += state.damping * diag + 1e-12 * max(float(np.max(diag, initial=0.0)), 1e-300)
     try:
         delta = -np.linalg.solve(H, g)
