@@ -44,15 +44,8 @@ def _logistic_value(z: np.ndarray, y: np.ndarray) -> float:
     return float(np.maximum(m, 0.0).sum() + np.log1p(np.exp(-np.abs(m))).sum()) / z.shape[0]
 
 
-def _sigmoid(m: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """sigmoid(m) from ``e = exp(-|m|)``, without overflow (numpy's exp is several times faster
-    than scipy's expit, and the loss value needs the same exponential)."""
-    return np.where(m >= 0, 1.0, e) / (1.0 + e)
-
-
 def _logistic_grad(z: np.ndarray, y: np.ndarray) -> np.ndarray:
-    m = -y * z
-    return -y * _sigmoid(m, np.exp(-np.abs(m))) / z.shape[0]
+    return -y * expit(-y * z) / z.shape[0]
 
 
 def _logistic_both(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
@@ -60,7 +53,9 @@ def _logistic_both(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
     e = np.exp(-np.abs(m))
     n = z.shape[0]
     value = float(np.maximum(m, 0.0).sum() + np.log1p(e).sum()) / n
-    return value, -y * _sigmoid(m, e) / n
+    # sigmoid(m) from the same exponential
+    sig = np.where(m >= 0, 1.0, e) / (1.0 + e)
+    return value, -y * sig / n
 
 
 def _squared_both(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
@@ -79,12 +74,10 @@ def _squared_grad(z: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _logistic_grad_curv(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The gradient and the second derivative (sigmoid (1 - sigmoid) = e / (1 + e)^2) of the mean
-    loss in z, from one exponential e."""
-    m = -y * z
-    e = np.exp(-np.abs(m))
+    """The gradient and the second derivative of the mean loss in z, from one sigmoid."""
+    s = expit(-y * z)
     n = z.shape[0]
-    return -y * _sigmoid(m, e) / n, e / (n * (1.0 + e) ** 2)
+    return -y * s / n, s * (1.0 - s) / n
 
 
 def _squared_grad_curv(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -247,7 +240,7 @@ class Problem:
 
     def grads_and_curvature(self, z: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
         """The gradient in (u, b) and the Hessian's sample weights (the second derivative of the
-        mean loss in each score z_i) at z; the logistic ones share one exponential."""
+        mean loss in each score z_i) at z; the logistic ones share one sigmoid."""
         gz, w = self._fgrad_curv(z, self.y)
         return (*self._chain(gz), w)
 
