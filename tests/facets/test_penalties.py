@@ -128,6 +128,17 @@ def test_facets_value_known_points_and_vector():
     assert low <= P.facets_value(v) <= low + v.size / 8 + 1e-12
 
 
+@pytest.mark.parametrize("value", [P.facets_value, P.scf_value, P.l1_value])
+def test_penalty_values_take_scalars_and_any_shape(value):
+    # the values sum over every coefficient, whatever the array's shape
+    w = np.array([[0.0, 0.5, -1.0], [2.0, -2.5, 3.7]])
+    per_coef = [value(x) for x in w.ravel()]
+    assert value(w) == pytest.approx(sum(per_coef), rel=1e-12)
+    assert value(w.T) == pytest.approx(value(w), rel=1e-12)
+    assert value(2.5) == pytest.approx(value(np.array([2.5])), rel=1e-12)
+    assert value(np.zeros(0)) == 0.0
+
+
 @settings(max_examples=60, deadline=None)
 @given(w=finite, eps=epss)
 def test_scf_is_facets_plus_eps_correction(w, eps):
