@@ -78,14 +78,7 @@ def facets_elementwise(w) -> np.ndarray:
 
 def facets_value(w) -> float:
     """Facets penalty sum_j sum_{i>=0} max(0, |w_j| - i), by the closed form eq. (3)."""
-    return _facets_of_abs(np.abs(_arr(w)))
-
-
-def _facets_of_abs(a: np.ndarray) -> float:
-    """sum of :func:`facets_elementwise` at ``|w| = a``, as one dot product (the solver's line
-    search evaluates it at every trial point)."""
-    k = np.floor(a)
-    return float(np.vdot(k + 1.0, a - 0.5 * k))
+    return float(facets_elementwise(w).sum())
 
 
 def prox_facets(w, mu: float) -> np.ndarray:
@@ -137,7 +130,7 @@ def scf_value(w, eps: float = 0.01) -> float:
     """SCF_eps = (1 - eps) Facets + eps (|w| + w^2 / 2), eq. (14)."""
     eps = _check_eps(eps)
     a = np.abs(_arr(w))
-    return (1 - eps) * _facets_of_abs(a) + eps * float(np.vdot(a, 1.0 + 0.5 * a))
+    return (1 - eps) * float(facets_elementwise(a).sum()) + eps * float(np.vdot(a, 1.0 + 0.5 * a))
 
 
 def prox_scf(w, mu: float, eps: float = 0.01) -> np.ndarray:
