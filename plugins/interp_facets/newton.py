@@ -65,7 +65,7 @@ def newton_loop(P, u, b, L, tol, max_iter):
     """
     z = P.scores(u, b)
     f = P.value(z)
-    F = f + P.penalty_value(u)  # the objective, carried along: each Newton step returns it
+    F = None  # the objective at u, set by each step that moves u (a gradient step comes first)
     gu, gb, w = P.grads_and_curvature(z)
     crit, dist = P.stationarity(u, gu, gb, L)
     state = _State()
