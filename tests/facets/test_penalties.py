@@ -175,6 +175,22 @@ def test_prox_is_vectorised_and_odd():
         np.testing.assert_array_equal(out.ravel(), np.array([fn(np.array([x]))[0] for x in w.ravel()]))
 
 
+@pytest.mark.parametrize("name, public", [("facets", P.prox_facets), ("scf", P.prox_scf)])
+def test_registered_prox_equals_the_public_one_with_per_coordinate_steps(name, public):
+    """The solvers' prox (fewer array operations) gives the public prox's values exactly, with a
+    step per coordinate, zero steps, zeros and points on the plateaus included."""
+    pen = {p.name: p for p in P.PENALTIES}[name]
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        d = int(rng.integers(1, 40))
+        w = rng.normal(scale=10 ** rng.uniform(-2, 1.5), size=d)
+        w[rng.random(d) < 0.2] = 0.0
+        on = rng.random(d) < 0.3
+        w[on] = np.round(w[on])
+        mu = rng.uniform(0, 2, d) * (rng.random(d) > 0.1)
+        np.testing.assert_array_equal(pen.prox(w, mu, **pen.defaults), public(w, mu, **pen.defaults))
+
+
 def one_sided_derivatives(omega, w, h=1e-7):
     return (omega(w) - omega(w - h)) / h, (omega(w + h) - omega(w)) / h
 
