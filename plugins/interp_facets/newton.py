@@ -39,12 +39,11 @@ PLATEAU_SLOPE = 1e-9
 def prox_slopes(P, zeta: np.ndarray, step) -> np.ndarray:
     """d prox(zeta) / d zeta per coordinate, by central differences (the prox is separable)."""
     h = _probe(zeta)
-    return (P.prox(zeta + h, step) - P.prox(zeta - h, step)) / (2.0 * h)
-
-
-def _flat_after(P, zeta: np.ndarray, step, v: np.ndarray) -> np.ndarray:
-    """Per coordinate: is ``v = prox(zeta)`` on a plateau, seen from the right (one prox call)?"""
-    return P.prox(zeta + _probe(zeta), step) == v
+    Z = np.empty((2, zeta.size))
+    np.add(zeta, h, out=Z[0])
+    np.subtract(zeta, h, out=Z[1])
+    up, down = P.prox_rows(Z, step)
+    return (up - down) / (2.0 * h)
 
 
 def _probe(zeta: np.ndarray) -> np.ndarray:
@@ -162,24 +161,28 @@ def _newton_step(P, v, b, z, phi, gu, gb, w, zeta, step, slope, state):
     # stops on the kink when the jump is >= 1/2 (Facets 1, SCF 1 - eps, L1 2).  Both are prox
     # outputs, with exact integers, returned as prox(zeta', s) with the original steps.  The
     # prox is separable, so the second candidate is the first with only the coordinates that
-    # the wide prox stopped on a kink replaced (elsewhere the two differ by rounding alone).
-    def candidate(x, wide):
-        shift = g_pen + curv * (x - v)
-        zeta_wide = x + wide * shift
-        u_new = P.prox(zeta_wide, wide)
-        return u_new, u_new + step * (shift + (x - u_new) / wide), zeta_wide
-
+    # the wide prox stopped on a kink replaced (elsewhere the two differ by rounding alone):
+    # those where the wide prox is flat just to the right.  One prox call makes all three.
+    Z, steps = np.empty((3, d)), np.empty((3, d))  # the prox's points and steps, row by row
+    steps[0] = step
     for t in 0.5 ** np.arange(8):
         x = v.copy()
         x[free] += t * du
         b_new = b + t * db
         if P.lam > 0:
-            u_first, zeta_first, _ = candidate(x, step)
-            cands = [(u_first, zeta_first)]
-            wide = step.copy()
+            wide = steps[1]
+            wide[:] = step
             wide[free] += 2.0 * t * np.abs(du) / P.lam
-            u_wide, zeta_stop, zeta_wide = candidate(x, wide)
-            stopped = np.flatnonzero((u_wide != u_first) & _flat_after(P, zeta_wide, wide, u_wide))
+            steps[2] = wide
+            shift = g_pen + curv * (x - v)
+            np.add(x, step * shift, out=Z[0])
+            np.add(x, wide * shift, out=Z[1])
+            np.add(Z[1], _probe(Z[1]), out=Z[2])
+            U = P.prox_rows(Z, steps)
+            u_first, u_wide = U[0], U[1]
+            zeta_first, zeta_stop = U[:2] + step * (shift + (x - U[:2]) / steps[:2])
+            cands = [(u_first, zeta_first)]
+            stopped = np.flatnonzero((u_wide != u_first) & (U[2] == u_wide))
             if stopped.size:
                 u_stop, zeta_new = u_first.copy(), zeta_first.copy()
                 u_stop[stopped], zeta_new[stopped] = u_wide[stopped], zeta_stop[stopped]

@@ -28,6 +28,7 @@ for the others.  A penalty without ``subdiff_distance`` uses the gradient-mappin
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
@@ -169,6 +170,30 @@ def null_threshold(X, y, loss: str, fit_intercept: bool = True) -> float:
     return float(np.max(np.abs(_null_gradient(X, y, loss, fit_intercept)[0]), initial=0.0))
 
 
+@functools.lru_cache(maxsize=64)
+def _prox_abilities(prox, hyper: tuple) -> tuple[bool, bool]:
+    """(Does ``prox`` take a step per coordinate, does it take a 2-D stack of points and steps?)
+    Each is checked against calls with one point and one scalar step, on random points."""
+    rng = np.random.default_rng(0)
+    Z, S = rng.normal(scale=3.0, size=(2, 7)), rng.uniform(0.1, 2.0, size=(2, 7))
+
+    def call(z, s):
+        return np.asarray(prox(z, s, **dict(hyper)), dtype=float)
+
+    def agrees(make):
+        try:
+            return bool(np.array_equal(make(), ref))
+        except Exception:  # whatever a third-party prox raises on input it does not take
+            return False
+
+    try:
+        ref = np.array([[call(np.array([z]), float(s))[0] for z, s in zip(zr, sr)] for zr, sr in zip(Z, S)])
+    except Exception:
+        return False, False  # not even one point: the solver's own call will say what is wrong
+    vector = agrees(lambda: np.stack([call(z, s) for z, s in zip(Z, S)]))
+    return vector, vector and agrees(lambda: call(Z, S))
+
+
 def _null_gradient(X, y, loss: str, fit_intercept: bool) -> tuple[np.ndarray, float]:
     """(d loss / d w, d loss / d b) at the intercept-only model."""
     gz = LOSSES[loss][1](np.full(X.shape[0], null_intercept(y, loss, fit_intercept)), y)
@@ -201,15 +226,19 @@ class Problem:
         D, self.lipschitz_max = metric
         self.Du = D[:d]
         self.Db = float(D[d]) if fit_intercept else 1.0
+        # What the penalty's prox takes besides one scalar step (probed once per prox): a step
+        # per coordinate (else the first-order loops use the plain metric, and the Newton step's
+        # per-coordinate steps are served one distinct value at a time) and a 2-D stack of points.
+        try:
+            self._vector_prox, self._stacked = _prox_abilities(penalty.prox, tuple(sorted(hyper.items())))
+        except TypeError:  # unhashable hyperparameters: assume the least
+            self._vector_prox = self._stacked = False
         self.vector_steps = bool(d) and not np.all(self.Du == self.Du[0])
-        if self.vector_steps and lam > 0:
-            try:  # a third-party prox may only take a scalar step: then use the plain metric
-                np.asarray(penalty.prox(np.zeros(d), lam / self.Du, **hyper), dtype=float)
-            except (TypeError, ValueError):
-                D, self.lipschitz_max = metric_and_bound(
-                    curvature_matrix(X, gamma, loss, fit_intercept, gram), False)
-                self.Du, self.Db = D[:d], (float(D[d]) if fit_intercept else 1.0)
-                self.vector_steps = False
+        if self.vector_steps and lam > 0 and not self._vector_prox:
+            D, self.lipschitz_max = metric_and_bound(
+                curvature_matrix(X, gamma, loss, fit_intercept, gram), False)
+            self.Du, self.Db = D[:d], (float(D[d]) if fit_intercept else 1.0)
+            self.vector_steps = False
         # The criterion is measured in units of lam (the plateau width of the penalty's
         # subdifferential), floored per coordinate at 0.1 times the strength that zeroes that
         # coefficient (its gradient at the intercept-only model, in grid units): below that floor
@@ -283,7 +312,27 @@ class Problem:
     def prox(self, v: np.ndarray, step) -> np.ndarray:
         if self.lam <= 0:
             return v
-        return np.asarray(self.penalty.prox(v, self.lam * step, **self.hyper), dtype=float)
+        if self._vector_prox or np.ndim(step) == 0:
+            return np.asarray(self.penalty.prox(v, self.lam * step, **self.hyper), dtype=float)
+        # a prox that takes one scalar step: one call per distinct step (the prox is separable)
+        v = np.asarray(v, dtype=float)
+        step = np.broadcast_to(step, v.shape)
+        out = np.empty(v.shape)
+        for s in np.unique(step):
+            at = step == s
+            out[at] = self.penalty.prox(v[at], self.lam * float(s), **self.hyper)
+        return out
+
+    def prox_rows(self, Z: np.ndarray, step) -> np.ndarray:
+        """The prox of every row of ``Z`` (k, d) with ``step`` (broadcast to Z): one call instead
+        of k when the penalty's prox works elementwise on 2-D input (probed in ``__init__``); on
+        small problems each call's fixed cost is what counts."""
+        if self.lam <= 0:
+            return Z
+        if self._stacked:
+            return self.prox(Z, step)
+        step = np.broadcast_to(step, Z.shape)
+        return np.stack([self.prox(z, s) for z, s in zip(Z, step)])
 
     def steps(self, L: float):
         """Per-coordinate steps (array, or a scalar without a metric) and the intercept's step."""

@@ -286,6 +286,36 @@ def test_a_third_party_penalty_is_resolved_by_name_at_fit_time():
     np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-6)
 
 
+def _scalar_step_prox(w, step):
+    step = float(step)  # takes one step for all coordinates, as some hand-written proxes do
+    return np.sign(w) * np.maximum(np.abs(w) - step, 0.0)
+
+
+def _one_dimensional_prox(w, step):
+    w = np.asarray(w, dtype=float)
+    if w.ndim != 1:
+        raise RuntimeError("one vector at a time")
+    return np.sign(w) * np.maximum(np.abs(w) - step, 0.0)
+
+
+@pytest.mark.parametrize("prox", [_scalar_step_prox, _one_dimensional_prox])
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_prox_that_takes_less_than_arrays_still_fits(prox, solver):
+    """The Newton step needs a step per coordinate (and stacks points); a third-party prox that
+    takes one scalar step (the Newton solver raised a TypeError from inside numpy) or only 1-D
+    input is served one distinct step, or one point, at a time, and gives scikit-learn's L1 fit."""
+    X, y = classification_data()
+    X = X * np.array([1.0, 30.0, 1.0, 0.02, 1.0])  # scales apart: the metric is not constant
+    lam = 0.01
+    pen = interp.Penalty("l1_by_hand", lambda w: float(np.abs(w).sum()), prox)
+    res = solve(X, y, loss="logistic", penalty=pen, lam=lam, solver=solver, tol=1e-8, max_iter=200000)
+    assert res.converged
+    ref = LogisticRegression(C=1 / (len(y) * lam), l1_ratio=1.0, solver="liblinear", tol=1e-10,
+                             intercept_scaling=1e4, max_iter=100000).fit(X, y)
+    scale = np.abs(X).max(axis=0)  # compare the coefficients' effects on the scores
+    np.testing.assert_allclose(res.u * scale, ref.coef_[0] * scale, atol=1e-4)
+
+
 def test_refit_scale_is_the_2d_minimiser_per_column():
     """Against scipy's BFGS on the same ridge-regularised 2-parameter log-loss, per column,
     including a separable column (finite only thanks to the tiny ridge)."""
