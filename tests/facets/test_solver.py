@@ -304,6 +304,13 @@ def test_a_prox_that_takes_less_than_arrays_still_fits(prox, solver):
     """The Newton step needs a step per coordinate (and stacks points); a third-party prox that
     takes one scalar step (the Newton solver raised a TypeError from inside numpy) or only 1-D
     input is served one distinct step, or one point, at a time, and gives scikit-learn's L1 fit."""
+    from interp_facets.solver import _prox_abilities
+
+    # what the solver sees: (a step per coordinate, a 2-D stack); the built-ins take both
+    assert _prox_abilities(prox, ()) == {_scalar_step_prox: (False, False),
+                                         _one_dimensional_prox: (True, False)}[prox]
+    for builtin in P.PENALTIES:
+        assert _prox_abilities(builtin.prox, tuple(sorted(builtin.defaults.items()))) == (True, True)
     X, y = classification_data()
     X = X * np.array([1.0, 30.0, 1.0, 0.02, 1.0])  # scales apart: the metric is not constant
     lam = 0.01
