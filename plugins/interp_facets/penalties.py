@@ -88,15 +88,7 @@ def prox_facets(w, mu: float) -> np.ndarray:
     ``mu`` at every integer, joined by slopes of 45 degrees.  On a plateau the result is an exact
     integer (as a float).
     """
-    mu = _check_mu(mu)
-    w = _arr(w)
-    a = np.abs(w)
-    q = np.floor(a / (1.0 + mu))
-    r = a - (1.0 + mu) * q
-    # Floating point can put r a hair outside [0, 1 + mu); clip into the period.
-    r = np.clip(r, 0.0, 1.0 + mu)
-    v = q + np.minimum(np.maximum(r - mu, 0.0), 1.0)
-    return np.sign(w) * v
+    return _fast_prox_facets(_arr(w), _check_mu(mu))
 
 
 def facets_subdiff_distance(w, grad) -> np.ndarray:
@@ -140,13 +132,7 @@ def prox_scf(w, mu: float, eps: float = 0.01) -> np.ndarray:
     ``a = ((|w| - mu) / (1 + mu))_+``: the plateaus (but the one at 0) shrink by ``mu eps`` and
     the slopes become ``1 / (1 + mu eps)``.
     """
-    mu = _check_mu(mu)
-    eps = _check_eps(eps)
-    w = _arr(w)
-    a = np.maximum((np.abs(w) - mu) / (1.0 + mu), 0.0)
-    k = np.floor(a)
-    v = k + np.minimum((1.0 + mu) / (1.0 + mu * eps) * (a - k), 1.0)
-    return np.sign(w) * v
+    return _fast_prox_scf(_arr(w), _check_mu(mu), _check_eps(eps))
 
 
 def scf_subdiff_distance(w, grad, eps: float = 0.01) -> np.ndarray:
@@ -167,9 +153,7 @@ def l1_value(w) -> float:
 
 
 def prox_l1(w, mu: float) -> np.ndarray:
-    mu = _check_mu(mu)
-    w = _arr(w)
-    return np.sign(w) * np.maximum(np.abs(w) - mu, 0.0)
+    return _fast_prox_l1(_arr(w), _check_mu(mu))
 
 
 def l1_subdiff_distance(w, grad) -> np.ndarray:
@@ -244,15 +228,16 @@ def subdiff_distance_scaled(dist: Callable, w, grad, gamma: float, **hyper) -> n
     return np.asarray(dist(_arr(w) / gamma, _arr(grad) * gamma, **hyper)) / gamma
 
 
-# The solvers' prox calls, without the public functions' checks and with as few array
-# operations as the formulas allow (on small problems each operation's fixed cost dominates).
+# The prox formulas without the public functions' input checks: the solvers call them directly,
+# with as few array operations as the formulas allow (on small problems each operation's fixed
+# cost dominates).
 
 
 def _fast_prox_facets(w, step):
     a = np.abs(w)
     period = 1.0 + step
     q = np.floor(a / period)
-    r = np.clip(a - period * q, 0.0, period)
+    r = np.clip(a - period * q, 0.0, period)  # rounding can put it a hair outside the period
     return np.copysign(q + np.minimum(np.maximum(r - step, 0.0), 1.0), w)
 
 

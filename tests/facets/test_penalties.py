@@ -177,8 +177,9 @@ def test_prox_is_vectorised_and_odd():
 
 @pytest.mark.parametrize("name, public", [("facets", P.prox_facets), ("scf", P.prox_scf)])
 def test_registered_prox_equals_the_public_one_with_per_coordinate_steps(name, public):
-    """The solvers' prox (fewer array operations) gives the public prox's values exactly, with a
-    step per coordinate, zero steps, zeros and points on the plateaus included."""
+    """The solvers' prox (the public one without its input checks) gives the public prox's
+    values exactly, with a step per coordinate, zero steps, zeros and points on the plateaus
+    included."""
     pen = {p.name: p for p in P.PENALTIES}[name]
     rng = np.random.default_rng(3)
     for _ in range(200):
