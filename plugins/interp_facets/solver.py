@@ -29,7 +29,7 @@ for the others.  A penalty without ``subdiff_distance`` uses the gradient-mappin
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import attrs
 import numpy as np
@@ -85,13 +85,21 @@ def _squared_grad_curv(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nda
     return _squared_grad(z, y), np.full(z.shape[0], 1.0 / z.shape[0])
 
 
-#: name -> (value(z, y), gradient wrt z, curvature bound of the per-sample loss)
+class Loss(NamedTuple):
+    """A mean loss of the scores z given y: what each solver needs of it, with the pieces that
+    share work (one exponential, one sigmoid) computed together."""
+
+    value: Callable  # (z, y) -> float
+    grad: Callable  # (z, y) -> d loss / d z
+    curvature: float  # a bound on one sample's second derivative
+    value_and_grad: Callable  # (z, y) -> (value, grad)
+    grad_and_curv: Callable  # (z, y) -> (grad, second derivative per sample)
+
+
 LOSSES = {
-    "logistic": (_logistic_value, _logistic_grad, 0.25),
-    "squared": (_squared_value, _squared_grad, 1.0),
+    "logistic": Loss(_logistic_value, _logistic_grad, 0.25, _logistic_both, _logistic_grad_curv),
+    "squared": Loss(_squared_value, _squared_grad, 1.0, _squared_both, _squared_grad_curv),
 }
-_BOTH = {"logistic": _logistic_both, "squared": _squared_both}
-_GRAD_CURV = {"logistic": _logistic_grad_curv, "squared": _squared_grad_curv}
 
 
 @attrs.define
@@ -118,7 +126,7 @@ def curvature_matrix(X: np.ndarray, gamma: float, loss: str, fit_intercept: bool
     ``gram`` (see :func:`gram_matrix`) may be given to reuse it across a grid.
     """
     d = X.shape[1]
-    curv = LOSSES[loss][2]
+    curv = LOSSES[loss].curvature
     G, m = gram if gram is not None else gram_matrix(X)
     k = d + 1 if fit_intercept else d
     H = np.empty((k, k))
@@ -196,7 +204,7 @@ def _prox_abilities(prox, hyper: tuple) -> tuple[bool, bool]:
 
 def _null_gradient(X, y, loss: str, fit_intercept: bool) -> tuple[np.ndarray, float]:
     """(d loss / d w, d loss / d b) at the intercept-only model."""
-    gz = LOSSES[loss][1](np.full(X.shape[0], null_intercept(y, loss, fit_intercept)), y)
+    gz = LOSSES[loss].grad(np.full(X.shape[0], null_intercept(y, loss, fit_intercept)), y)
     return X.T @ gz, float(gz.sum()) if fit_intercept else 0.0
 
 
@@ -215,9 +223,7 @@ class Problem:
         self.fit_intercept = fit_intercept
         self.penalty = penalty
         self.d = d = X.shape[1]
-        self._fboth = _BOTH[loss]
-        self._fgrad = LOSSES[loss][1]
-        self._fgrad_curv = _GRAD_CURV[loss]
+        self._loss_fns = LOSSES[loss]
         if gram is None and (metric is None or loss == "squared"):
             gram = gram_matrix(X)  # the metric's and the squared loss's Hessian's, made once
         self._gram = gram
@@ -257,20 +263,20 @@ class Problem:
         return self.gamma * (self.X @ u) + b
 
     def value(self, z: np.ndarray) -> float:
-        return LOSSES[self.loss][0](z, self.y)
+        return self._loss_fns.value(z, self.y)
 
     def grads(self, z: np.ndarray) -> tuple[np.ndarray, float]:
         """Gradient of the loss in (u, b) at the scores z."""
-        return self._chain(self._fgrad(z, self.y))
+        return self._chain(self._loss_fns.grad(z, self.y))
 
     def value_and_grads(self, z: np.ndarray) -> tuple[float, np.ndarray, float]:
-        fz, gz = self._fboth(z, self.y)
+        fz, gz = self._loss_fns.value_and_grad(z, self.y)
         return (fz, *self._chain(gz))
 
     def grads_and_curvature(self, z: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
         """The gradient in (u, b) and the Hessian's sample weights (the second derivative of the
         mean loss in each score z_i) at z; the logistic ones share one sigmoid."""
-        gz, w = self._fgrad_curv(z, self.y)
+        gz, w = self._loss_fns.grad_and_curv(z, self.y)
         return (*self._chain(gz), w)
 
     def _chain(self, gz: np.ndarray) -> tuple[np.ndarray, float]:
