@@ -59,10 +59,11 @@ def _logistic_both(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
     return value, -y * sig / n
 
 
-def _squared_both(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
-    r = z - y
+def _logistic_grad_curv(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient and the second derivative of the mean loss in z, from one sigmoid."""
+    s = expit(-y * z)
     n = z.shape[0]
-    return float(r @ r) / (2 * n), r / n
+    return -y * s / n, s * (1.0 - s) / n
 
 
 def _squared_value(z: np.ndarray, y: np.ndarray) -> float:
@@ -74,11 +75,10 @@ def _squared_grad(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (z - y) / z.shape[0]
 
 
-def _logistic_grad_curv(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The gradient and the second derivative of the mean loss in z, from one sigmoid."""
-    s = expit(-y * z)
+def _squared_both(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    r = z - y
     n = z.shape[0]
-    return -y * s / n, s * (1.0 - s) / n
+    return float(r @ r) / (2 * n), r / n
 
 
 def _squared_grad_curv(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -178,6 +178,12 @@ def null_threshold(X, y, loss: str, fit_intercept: bool = True) -> float:
     return float(np.max(np.abs(_null_gradient(X, y, loss, fit_intercept)[0]), initial=0.0))
 
 
+def _null_gradient(X, y, loss: str, fit_intercept: bool) -> tuple[np.ndarray, float]:
+    """(d loss / d w, d loss / d b) at the intercept-only model."""
+    gz = LOSSES[loss].grad(np.full(X.shape[0], null_intercept(y, loss, fit_intercept)), y)
+    return X.T @ gz, float(gz.sum()) if fit_intercept else 0.0
+
+
 @functools.lru_cache(maxsize=64)
 def _prox_abilities(prox, hyper: tuple) -> tuple[bool, bool]:
     """(Does ``prox`` take a step per coordinate, does it take a 2-D stack of points and steps?)
@@ -200,12 +206,6 @@ def _prox_abilities(prox, hyper: tuple) -> tuple[bool, bool]:
         return False, False  # not even one point: the solver's own call will say what is wrong
     vector = agrees(lambda: np.stack([call(z, s) for z, s in zip(Z, S)]))
     return vector, vector and agrees(lambda: call(Z, S))
-
-
-def _null_gradient(X, y, loss: str, fit_intercept: bool) -> tuple[np.ndarray, float]:
-    """(d loss / d w, d loss / d b) at the intercept-only model."""
-    gz = LOSSES[loss].grad(np.full(X.shape[0], null_intercept(y, loss, fit_intercept)), y)
-    return X.T @ gz, float(gz.sum()) if fit_intercept else 0.0
 
 
 class Problem:
