@@ -5,36 +5,13 @@ their closed-form proximal operators, a proximal-gradient solver, scikit-learn e
 grid-search CV, score cards and the honest rounded baseline.
 """
 
-from .cv import FacetsClassifierCV, FacetsRegressorCV, IntegrityWarning
-from .estimators import FacetsClassifier, FacetsRegressor, integrity
-from .penalties import (
-    facets_value,
-    prox_facets,
-    prox_scaled,
-    prox_scf,
-    scf_value,
-)
-from .plots import plot_heatmaps, plot_path
-from .scorecard import ScoreCard, round_to_grid, rounded_baseline, score_card
-from .solver import solve
+from interp.lazy import lazy_exports
 
-__all__ = [
-    "FacetsClassifier",
-    "FacetsClassifierCV",
-    "FacetsRegressorCV",
-    "IntegrityWarning",
-    "ScoreCard",
-    "plot_heatmaps",
-    "plot_path",
-    "round_to_grid",
-    "rounded_baseline",
-    "score_card",
-    "FacetsRegressor",
-    "facets_value",
-    "integrity",
-    "prox_facets",
-    "prox_scaled",
-    "prox_scf",
-    "scf_value",
-    "solve",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    ".cv": ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning"],
+    ".estimators": ["FacetsClassifier", "FacetsRegressor", "integrity"],
+    ".penalties": ["facets_value", "prox_facets", "prox_scaled", "prox_scf", "scf_value"],
+    ".plots": ["plot_heatmaps", "plot_path"],
+    ".scorecard": ["ScoreCard", "round_to_grid", "rounded_baseline", "score_card"],
+    ".solver": ["solve"],
+})

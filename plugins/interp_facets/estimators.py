@@ -17,12 +17,9 @@ import interp
 from interp import InputError
 
 from .snap import GRID_ATOL, on_grid, snap_to_grid
-from .solver import SolveResult, curvature_matrix, gram_matrix, metric_and_bound, refit_scale, solve
+from .solver import SOLVERS, SolveResult, curvature_matrix, gram_matrix, metric_and_bound, refit_scale, solve
 
 __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "resolve_penalty"]
-
-#: the solver loops of :func:`.solver.solve`
-SOLVERS = ("newton", "fista", "ista")
 
 
 def single_threaded_blas():

@@ -37,7 +37,11 @@ from scipy.special import expit
 
 from .newton import newton_loop
 
-__all__ = ["Problem", "SolveResult", "solve", "gram_matrix", "null_intercept", "null_threshold", "LOSSES"]
+__all__ = ["SOLVERS", "Problem", "SolveResult", "solve", "gram_matrix", "null_intercept", "null_threshold", "LOSSES"]
+
+
+#: the loops :func:`solve` runs (see its docstring)
+SOLVERS = ("newton", "fista", "ista")
 
 
 def _logistic_value(z: np.ndarray, y: np.ndarray) -> float:

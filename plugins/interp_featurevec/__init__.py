@@ -6,18 +6,11 @@ and embeds the features in 2-D by a truncated SVD of those counts: a vector's le
 feature's importance, its angle what it means to the model.
 """
 
-from .embedding import embed_matrix
-from .estimator import FeatureVectors
-from .paths import brute_force_cooccurrence, cooccurrence, ensemble_trees, extract_paths, tree_arrays
-from .plotting import plot_feature_vectors
+from interp.lazy import lazy_exports
 
-__all__ = [
-    "FeatureVectors",
-    "brute_force_cooccurrence",
-    "cooccurrence",
-    "embed_matrix",
-    "ensemble_trees",
-    "extract_paths",
-    "plot_feature_vectors",
-    "tree_arrays",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    ".embedding": ["embed_matrix"],
+    ".estimator": ["FeatureVectors"],
+    ".paths": ["brute_force_cooccurrence", "cooccurrence", "ensemble_trees", "extract_paths", "tree_arrays"],
+    ".plotting": ["plot_feature_vectors"],
+})

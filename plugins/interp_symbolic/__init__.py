@@ -5,9 +5,10 @@
 ``explain_blackbox``: train-or-take a black box, fit the symbolic model on its outputs, report.
 """
 
-from .estimator import SymbolicPursuitClassifier, SymbolicPursuitRegressor, Term
-from .explain import explain_blackbox
-from .meijer import meijerg, meijerg_grad
+from interp.lazy import lazy_exports
 
-__all__ = ["meijerg", "meijerg_grad", "SymbolicPursuitRegressor", "SymbolicPursuitClassifier", "Term",
-           "explain_blackbox"]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    ".estimator": ["SymbolicPursuitClassifier", "SymbolicPursuitRegressor", "Term"],
+    ".explain": ["explain_blackbox"],
+    ".meijer": ["meijerg", "meijerg_grad"],
+})

@@ -1,0 +1,50 @@
+"""Loading the plugins is cheap: their packages import their heavy modules on first use."""
+
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+
+from interp.lazy import lazy_exports
+
+BUILTIN = ("symbolic", "facets", "featurevec", "propositional")
+
+
+def test_listing_the_plugins_imports_no_estimator_library():
+    """``interp plugins`` loads every plugin; none of them may pull in scikit-learn, matplotlib
+    or sympy (2 s of imports) only to register its components."""
+    code = textwrap.dedent("""
+        import sys
+        import interp
+        registry = interp.get_registry()
+        print(",".join(sorted(p.name for p in registry.plugins if p.status == "loaded")))
+        print(",".join(m for m in ("sklearn", "matplotlib", "sympy", "mpmath") if m in sys.modules))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, heavy = out.stdout.splitlines()
+    assert set(BUILTIN) <= set(loaded.split(","))
+    assert heavy == ""
+
+
+@pytest.mark.parametrize("plugin", BUILTIN)
+def test_every_public_name_of_a_plugin_resolves(plugin):
+    package = __import__(f"interp_{plugin}")
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name
+        assert name in dir(package)
+    with pytest.raises(AttributeError, match=f"interp_{plugin}' has no attribute 'nope'"):
+        package.nope
+
+
+def test_lazy_exports_imports_on_first_use_and_keeps_the_value(monkeypatch):
+    package = types.ModuleType("lazy_probe")
+    monkeypatch.setitem(sys.modules, "lazy_probe", package)
+    package.__getattr__, package.__dir__, package.__all__ = lazy_exports(
+        "lazy_probe", {"textwrap": ["dedent"], "json": ["dumps", "loads"]})
+    assert package.__all__ == ["dedent", "dumps", "loads"]
+    assert "dedent" not in vars(package)
+    assert package.dedent is textwrap.dedent
+    assert vars(package)["dedent"] is textwrap.dedent  # kept: the next lookup is a plain one
+    assert {"dedent", "dumps", "loads"} <= set(dir(package))
