@@ -36,7 +36,11 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None, 
     method = resolve("methods", name)
     data.require(method.task)
     with progress.quiet(ctx.quiet):
-        result = method.run(data, ctx, **(options or {}))
+        try:
+            result = method.run(data, ctx, **(options or {}))
+        except ImportError as err:  # plugins import their heavy modules when they run (interp.lazy)
+            raise PluginError(
+                f"plugin {method.plugin!r} cannot run {name!r}: {type(err).__name__}: {err}") from err
     if not isinstance(result, Explanation):
         raise PluginError(f"method {name!r} returned {type(result).__name__}, not an interp.Explanation")
     info = get_registry().plugin(method.plugin)

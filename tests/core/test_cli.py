@@ -150,3 +150,23 @@ def test_plugins_can_add_commands_but_not_replace_builtins(toy_plugin):
         assert result.exit_code == 0 and "hello from a plugin" in result.output
         assert "clashes with a built-in" in result.output
         assert group.get_command(None, "plugins") is cli.commands["plugins"]
+
+
+def test_a_method_whose_modules_fail_to_import_gets_one_line(run):
+    """A plugin imports its heavy modules when its method runs: a broken one is named, not a
+    traceback."""
+
+    def broken_run(data, ctx):
+        import interp_no_such_module  # noqa: F401
+
+    class Broken:
+        @interp.hookimpl
+        def register_methods(self, register):
+            register(interp.Method(name="broken", summary="Fails to import.", run=broken_run))
+
+    with registered(Broken(), "brokenplugin"):
+        result = run("run", "--plugin", "broken", "--dataset", "diabetes")
+    assert result.exit_code == 2
+    assert "plugin 'brokenplugin' cannot run 'broken': ModuleNotFoundError: No module named " \
+           "'interp_no_such_module'" in result.output
+    assert "Traceback" not in result.output
