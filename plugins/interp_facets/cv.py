@@ -21,13 +21,12 @@ from .estimators import (
     _check_max_iter,
     _check_positive,
     _check_snap_tol,
-    _check_solver,
     fit_path,
     resolve_penalty,
     single_threaded_blas,
 )
 from .snap import on_grid, snap_to_grid
-from .solver import null_threshold, refit_scale, solve
+from .solver import check_solver, null_threshold, refit_scale, solve
 
 __all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning"]
 
@@ -138,7 +137,7 @@ class _FacetsCVBase(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _fit_cv(self, X, y_num, y_orig):
         _check_positive("tol", self.tol)
-        _check_solver(self.solver)
+        check_solver(self.solver)
         _check_max_iter(self.max_iter)
         snap_tol = _check_snap_tol(self.snap_tol)
         if self.eps is not None:

@@ -17,7 +17,8 @@ import interp
 from interp import InputError
 
 from .snap import GRID_ATOL, on_grid, snap_to_grid
-from .solver import SOLVERS, SolveResult, curvature_matrix, gram_matrix, metric_and_bound, refit_scale, solve
+from .solver import (SolveResult, check_solver, curvature_matrix, gram_matrix, metric_and_bound, refit_scale,
+                     solve)
 
 __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "resolve_penalty"]
 
@@ -88,12 +89,6 @@ def _check_eps(eps) -> float:
     return float(eps)
 
 
-def _check_solver(solver) -> str:
-    if solver not in SOLVERS:
-        raise InputError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
-    return solver
-
-
 def _check_snap_tol(snap_tol) -> float:
     if isinstance(snap_tol, bool) or not isinstance(snap_tol, numbers.Real) or not 0 <= snap_tol < 1:
         raise InputError(f"snap_tol must be a number in [0, 1), got {snap_tol!r}")
@@ -137,7 +132,7 @@ class _FacetsBase(BaseEstimator):
 
     def _solve(self, X, y_num):
         lam, gamma, tol, pen, hyper = self._check_params()
-        solver = _check_solver(self.solver)
+        solver = check_solver(self.solver)
         max_iter = _check_max_iter(self.max_iter)
         u0, b0 = None, 0.0
         if self.warm_start and hasattr(self, "coef_grid_") and np.size(self.coef_grid_) == X.shape[1]:

@@ -35,13 +35,23 @@ import attrs
 import numpy as np
 from scipy.special import expit
 
+from interp import InputError
+
 from .newton import newton_loop
 
-__all__ = ["SOLVERS", "Problem", "SolveResult", "solve", "gram_matrix", "null_intercept", "null_threshold", "LOSSES"]
+__all__ = ["SOLVERS", "Problem", "SolveResult", "solve", "check_solver", "gram_matrix", "null_intercept",
+           "null_threshold", "LOSSES"]
 
 
 #: the loops :func:`solve` runs (see its docstring)
 SOLVERS = ("newton", "fista", "ista")
+
+
+def check_solver(solver) -> str:
+    """``solver`` if it names one of :data:`SOLVERS`, else a one-line InputError."""
+    if solver not in SOLVERS:
+        raise InputError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
+    return solver
 
 
 def _logistic_value(z: np.ndarray, y: np.ndarray) -> float:
@@ -431,6 +441,9 @@ def solve(
     nothing) or ``D = 1``.  ``L`` by backtracking from ``lipschitz`` (or the bound).
     ``metric`` = (D, bound) may be given to reuse it across a path.
     """
+    check_solver(solver)
+    if loss not in LOSSES:
+        raise InputError(f"loss must be one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
     X = np.asarray(X, dtype=float)
     if not X.flags.f_contiguous:
         # column-major makes both X @ u and X.T @ g fast (one BLAS-friendly layout)

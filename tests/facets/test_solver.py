@@ -371,3 +371,19 @@ def test_the_stopping_floor_is_per_coordinate(solver):
     assert c[0] > 1e4 * c[1:].max()  # the large feature alone would set a floor 1e4x looser
     assert np.all(dist <= tol * np.maximum(lam, 0.1 * c) * (1 + 1e-9))
     assert np.count_nonzero(res.u) == 4
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"solver": "Newton"}, "solver must be one of 'newton', 'fista', 'ista', got 'Newton'"),
+    ({"loss": "Logistic"}, "loss must be one of 'logistic', 'squared', got 'Logistic'"),
+])
+def test_solve_names_an_unknown_solver_or_loss(kwargs, message):
+    """An unknown solver used to run ISTA silently, and an unknown loss raised a bare KeyError."""
+    X, y = classification_data(n=50)
+    pen, hyper = resolve_penalty("l1")
+    args = {"loss": "logistic", "penalty": pen, "lam": 0.01, "hyper": hyper, **kwargs}
+    with pytest.raises(interp.InputError, match=message):
+        solve(X, y, **args)
+    if "solver" in kwargs:
+        with pytest.raises(interp.InputError, match=message):
+            FacetsClassifier(solver=kwargs["solver"]).fit(X, y)
