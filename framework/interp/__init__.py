@@ -12,19 +12,24 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
-from .components import Embedding, KernelOperator, Method, Option, Penalty, RidgeFamily
+from .components import (Component, EmbeddedFeatures, Embedding, KernelOperator, Method, Option, Penalty,
+                         RidgeFamily)
 from .data import Dataset, load_dataset
 from .errors import InputError, InterpError, PluginError
-from .hookspecs import hookimpl
+from .hookspecs import hookimpl, hookspec
 from .registry import get_registry, plugin_manager
-from .results import Explanation
+from .results import Explanation, Figure, Formula, Table, Text
 from .runner import RunContext
 
 __all__ = [
     "__version__",
+    "Component",
     "Dataset",
+    "EmbeddedFeatures",
     "Embedding",
     "Explanation",
+    "Figure",
+    "Formula",
     "InputError",
     "InterpError",
     "KernelOperator",
@@ -34,8 +39,11 @@ __all__ = [
     "PluginError",
     "RidgeFamily",
     "RunContext",
+    "Table",
+    "Text",
     "get_registry",
     "hookimpl",
+    "hookspec",
     "load_dataset",
     "plugin_manager",
 ]

@@ -15,7 +15,7 @@ from .components import Option
 from .data import Dataset, bundled_datasets, load_dataset
 from .errors import InterpError
 from .registry import PluginWarning, call_command_hooks, get_registry
-from .runner import RunContext, run_method
+from .runner import PluginBug, RunContext, run_method
 from .runs import load_run, save_run
 
 _TYPES = {int: click.INT, float: click.FLOAT, str: click.STRING}
@@ -169,31 +169,27 @@ class RunCommand(click.Command):
         return super().make_context(info_name, args, parent, **extra)
 
 
-@click.pass_context
-def _run(ctx: click.Context, plugin: str, data: str | None, target: str | None, dataset: str | None,
-         out: str | None, fmt: str, seed: int, quiet: bool, n_jobs: int | None, model_file: str | None,
-         trust_model_file: bool, **options: Any) -> None:
+class _Bug(_Exit2):
+    """A plugin's bug: one line naming the plugin, exit code 1."""
+
+    exit_code = 1
+
+
+def _run(plugin: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
+         seed: int, quiet: bool, n_jobs: int | None, model_file: str | None, trust_model_file: bool,
+         debug: bool, **options: Any) -> None:
     """Run one interpretation method on a data set (see --plugin NAME --help for its options)."""
     loaded = _load_data(data, target, dataset)
-    model = None
-    if model_file is not None:
-        if not trust_model_file:
-            fail(f"--model-file {model_file!r} would unpickle it, which runs code from the file; "
-                 "add --trust-model-file if you trust it")
-        import joblib
-
-        try:
-            model = joblib.load(model_file)
-        except Exception as err:  # noqa: BLE001 - any unpickling failure is the file's problem
-            fail(f"cannot load model file {model_file!r}: {type(err).__name__}: {err}")
+    model = _load_model(model_file, trust_model_file) if model_file is not None else None
+    run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
     try:
-        run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs,
-                             model=model)
         explanation = run_method(plugin, loaded, options, run_ctx)
+    except PluginBug as err:
+        if debug:
+            raise err.original
+        raise _Bug(f"{err} (run again with --debug for the traceback)") from None
     except InterpError as err:
         fail(str(err))
-    except ValueError as err:  # validation errors from numpy / scikit-learn inside a method
-        fail(str(err).strip().splitlines()[0])
     if out:
         written = save_run(explanation, out)
         if not quiet and fmt == "text":
@@ -202,6 +198,19 @@ def _run(ctx: click.Context, plugin: str, data: str | None, target: str | None, 
         click.echo(json.dumps(explanation.to_dict(), allow_nan=False))
     else:
         click.echo(explanation.summary())
+
+
+def _load_model(model_file: str, trusted: bool) -> Any:
+    """The fitted model of --model-file, which unpickling makes the user's explicit choice."""
+    if not trusted:
+        fail(f"--model-file {model_file!r} would unpickle it, which runs code from the file; "
+             "add --trust-model-file if you trust it")
+    import joblib
+
+    try:
+        return joblib.load(model_file)
+    except Exception as err:  # noqa: BLE001 - any unpickling failure is the file's problem
+        fail(f"cannot load model file {model_file!r}: {type(err).__name__}: {err}")
 
 
 _RUN_PARAMS = [
@@ -219,6 +228,7 @@ _RUN_PARAMS = [
                  help="A fitted model (joblib/pickle) for methods that explain one."),
     click.Option(["--trust-model-file", "trust_model_file"], is_flag=True,
                  help="Allow --model-file: unpickling runs code from the file."),
+    click.Option(["--debug", "debug"], is_flag=True, help="Show the traceback of a plugin's bug."),
 ]
 
 cli.add_command(RunCommand("run", callback=_run, params=list(_RUN_PARAMS),
@@ -263,7 +273,7 @@ def report_command(data: str | None, target: str | None, dataset: str | None, pl
             click.echo(f"running {name} ...", err=True)
         try:
             explanation = run_method(name, loaded, {}, RunContext(seed=seed, quiet=quiet))
-        except (InterpError, ValueError) as err:
+        except InterpError as err:
             results.append(Failure(name, str(err).strip().splitlines()[0]))
             continue
         save_run(explanation, Path(out) / name)

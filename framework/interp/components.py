@@ -1,170 +1,328 @@
-"""The contracts a plugin fills in: frozen attrs classes, validated when they are created.
+"""The contracts a plugin fills in, validated when they are created.
 
-A plugin builds these and hands them to the ``register`` callable its hook receives; the
-registry then labels each with the plugin's name (the ``plugin`` field).
+The four extension points (ridge families, penalties, embeddings, kernel operators) are small
+classes a plugin either *subclasses*, defining the behaviour as methods::
+
+    class Lasso(interp.Penalty):
+        name = "lasso"
+
+        def value(self, w):
+            return float(np.abs(w).sum())
+
+        def prox(self, w, step):
+            return np.sign(w) * np.maximum(np.abs(w) - step, 0.0)
+
+    register(Lasso())
+
+or *instantiates* with the behaviour passed in as callables
+(``interp.Penalty("lasso", value=..., prox=...)``).  Either way the instance is validated once,
+is frozen afterwards, and pickles with the fitted model that uses it, so a saved model never
+needs the registry again.  The registry labels each registered component with the name of the
+plugin that gave it (the ``plugin`` attribute).
+
+``Method`` and ``Option`` describe what ``interp run --plugin NAME`` runs.
 """
 
 from __future__ import annotations
 
+import copy
+import importlib
 import keyword
-from typing import Any, Callable, Mapping
+import numbers
+from typing import Any, Callable, ClassVar, Mapping
 
 import attrs
+import numpy as np
 
-from .errors import PluginError
+from .errors import InputError, PluginError
 
-__all__ = ["RidgeFamily", "Penalty", "Embedding", "KernelOperator", "Option", "Method"]
-
-
-def _fail(component: Any, message: str) -> None:
-    kind = type(component).__name__
-    name = getattr(component, "name", "?")
-    origin = f" from plugin {component.plugin!r}" if getattr(component, "plugin", "") else ""
-    raise PluginError(f"invalid {kind} {name!r}{origin}: {message}")
+__all__ = ["Component", "RidgeFamily", "Penalty", "Embedding", "EmbeddedFeatures", "KernelOperator",
+           "Option", "Method"]
 
 
-def _check_name(component: Any) -> None:
-    name = component.name
-    if not isinstance(name, str) or not name or any(c.isspace() for c in name):
-        _fail(component, "the name must be a non-empty string without spaces")
+class Component:
+    """What every extension-point component has: a ``name``, a ``description`` and the
+    ``plugin`` that registered it.
+
+    Subclasses set ``name`` (and anything else) as class attributes or pass them to
+    ``__init__``; a subclass with its own ``__init__`` sets its attributes first and calls
+    ``super().__init__()`` last, because the instance is validated and frozen there.
+    """
+
+    kind: ClassVar[str] = "component"
+    name: str = ""
+    description: str = ""
+    plugin: str = ""
+
+    def __init__(self, name: str | None = None, *, description: str | None = None, **behaviour: Any):
+        if name is not None:
+            self._set("name", name)
+        if description is not None:
+            self._set("description", description)
+        elif not self.description and type(self).__doc__ and type(self).__module__ != __name__:
+            self._set("description", type(self).__doc__.strip().splitlines()[0])
+        for field, value in behaviour.items():
+            if value is not None:
+                self._set(field, value)
+        self._check_name()
+        self.validate()
+        self._set("_frozen", True)
+
+    # -- what subclasses override -------------------------------------------------------------
+    def validate(self) -> None:
+        """Raise ``PluginError`` (through ``self.fail``) if the component is inconsistent."""
+
+    # -- shared machinery ---------------------------------------------------------------------
+    def _set(self, field: str, value: Any) -> None:
+        object.__setattr__(self, field, value)
+
+    def __setattr__(self, field: str, value: Any) -> None:
+        if self.__dict__.get("_frozen"):
+            raise AttributeError(f"{self.kind} {self.name!r} is frozen: cannot set {field!r}")
+        object.__setattr__(self, field, value)
+
+    def labelled(self, plugin: str) -> "Component":
+        """A copy of this component that names the plugin which registered it."""
+        clone = copy.copy(self)
+        clone._set("plugin", plugin)
+        return clone
+
+    def fail(self, message: str) -> None:
+        origin = f" from plugin {self.plugin!r}" if self.plugin else ""
+        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}")
+
+    def provides(self, method: str) -> bool:
+        """True when ``method`` was given as a callable or defined by a subclass."""
+        return callable(getattr(self, method, None))
+
+    def _check_name(self) -> None:
+        name = self.name
+        if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+            self.fail("the name must be a non-empty string without spaces")
+
+    def _public_state(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._public_state() == other._public_state()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.name, self.plugin))
+
+    def __repr__(self) -> str:
+        origin = f", plugin={self.plugin!r}" if self.plugin else ""
+        return f"{type(self).__name__}(name={self.name!r}{origin})"
 
 
 def _floats(values: Any) -> tuple[float, ...]:
     return tuple(float(v) for v in values)
 
 
-@attrs.frozen
-class RidgeFamily:
+class RidgeFamily(Component):
     """A family of univariate ridge functions for Symbolic Pursuit.
 
     Either a Meijer G configuration ``G^{m,n}_{p,q}(a; b | s z^r)`` given by ``orders=(m, n, p,
-    q)`` and initial ``a`` (p values), ``b`` (q values), scale ``s`` and power ``r``; or any
-    differentiable family given by ``value(theta, z) -> (N,)`` and ``gradient(theta, z) ->
-    (dtheta of shape (len(theta), N), dz of shape (N,))`` with initial ``init_theta``.
+    q)`` and initial ``init_a`` (p values), ``init_b`` (q values), ``init_scale`` s and
+    ``init_power`` r; or any differentiable family with ``init_theta`` and the two methods
+
+    - ``value(theta, z) -> (N,)``;
+    - ``gradient(theta, z) -> (dtheta of shape (len(theta), N), dz of shape (N,))``.
     """
 
-    name: str
-    orders: tuple[int, int, int, int] | None = attrs.field(
-        default=None, converter=lambda o: None if o is None else tuple(int(v) for v in o)
-    )
-    init_a: tuple[float, ...] = attrs.field(default=(), converter=_floats)
-    init_b: tuple[float, ...] = attrs.field(default=(), converter=_floats)
-    init_scale: float = attrs.field(default=1.0, converter=float)
-    init_power: float = attrs.field(default=1.0, converter=float)
+    kind = "ridge family"
+    orders: tuple[int, int, int, int] | None = None
+    init_a: tuple[float, ...] = ()
+    init_b: tuple[float, ...] = ()
+    init_scale: float = 1.0
+    init_power: float = 1.0
+    init_theta: tuple[float, ...] = ()
     value: Callable | None = None
     gradient: Callable | None = None
-    init_theta: tuple[float, ...] = attrs.field(default=(), converter=_floats)
-    description: str = ""
-    plugin: str = ""
+
+    def __init__(self, name: str | None = None, *, orders: Any = None, init_a: Any = None, init_b: Any = None,
+                 init_scale: float | None = None, init_power: float | None = None, init_theta: Any = None,
+                 value: Callable | None = None, gradient: Callable | None = None,
+                 description: str | None = None):
+        for field, given, convert in (("orders", orders, lambda o: tuple(int(v) for v in o)),
+                                      ("init_a", init_a, _floats), ("init_b", init_b, _floats),
+                                      ("init_scale", init_scale, float), ("init_power", init_power, float),
+                                      ("init_theta", init_theta, _floats)):
+            current = given if given is not None else getattr(self, field)
+            self._set(field, None if current is None else convert(current))
+        super().__init__(name, description=description, value=value, gradient=gradient)
 
     @property
     def is_meijer(self) -> bool:
         return self.orders is not None
 
-    def __attrs_post_init__(self) -> None:
-        _check_name(self)
+    def validate(self) -> None:
         if self.orders is None:
-            if not (callable(self.value) and callable(self.gradient)):
-                _fail(self, "give either orders=(m, n, p, q) or both value and gradient callables")
+            if not (self.provides("value") and self.provides("gradient")):
+                self.fail("give either orders=(m, n, p, q) or both value and gradient callables")
             if not self.init_theta:
-                _fail(self, "a custom family needs init_theta (its initial parameters)")
+                self.fail("a custom family needs init_theta (its initial parameters)")
             return
-        if self.value is not None or self.gradient is not None:
-            _fail(self, "a Meijer G family takes orders, not value/gradient callables")
+        if self.provides("value") or self.provides("gradient"):
+            self.fail("a Meijer G family takes orders, not value/gradient callables")
         if len(self.orders) != 4:
-            _fail(self, f"orders must be (m, n, p, q), got {self.orders}")
+            self.fail(f"orders must be (m, n, p, q), got {self.orders}")
         m, n, p, q = self.orders
         if not (0 <= m <= q and 0 <= n <= p):
-            _fail(self, f"orders (m, n, p, q) = {self.orders} need 0 <= m <= q and 0 <= n <= p")
+            self.fail(f"orders (m, n, p, q) = {self.orders} need 0 <= m <= q and 0 <= n <= p")
         if q == 0:
-            _fail(self, "q must be at least 1")
+            self.fail("q must be at least 1")
         if len(self.init_a) != p:
-            _fail(self, f"init_a has {len(self.init_a)} values, p = {p} needed")
+            self.fail(f"init_a has {len(self.init_a)} values, p = {p} needed")
         if len(self.init_b) != q:
-            _fail(self, f"init_b has {len(self.init_b)} values, q = {q} needed")
+            self.fail(f"init_b has {len(self.init_b)} values, q = {q} needed")
 
 
-@attrs.frozen
-class Penalty:
+class Penalty(Component):
     """A separable penalty Omega(w) = sum_i omega(w_i) with its proximal operator.
 
-    ``value(w, **hyper) -> float``, ``prox(w, step, **hyper) -> array`` (argmin_u
-    (u - w)^2 / 2 + step * omega(u), elementwise) and optionally ``subdiff_distance(w, grad,
-    **hyper) -> array``: the distance of ``-grad`` to the subdifferential at ``w``, used as a
-    stopping test.  ``defaults`` names the penalty's own hyperparameters (e.g. ``{"eps": 0.1}``).
+    - ``value(w, **hyper) -> float``;
+    - ``prox(w, step, **hyper) -> array``: argmin_u (u - w)^2 / 2 + step * omega(u), elementwise;
+      ``step`` is a scalar or one step per coordinate (a prox that takes only a scalar step is
+      served one distinct step at a time);
+    - ``subdiff_distance(w, grad, **hyper) -> array`` (optional): the per-coordinate distance of
+      ``-grad`` to the subdifferential at ``w``, the solvers' stopping test.
+
+    ``defaults`` names the penalty's own hyperparameters and their defaults (e.g.
+    ``{"eps": 0.1}``); they arrive as the keyword arguments ``**hyper``.
     """
 
-    name: str
-    value: Callable
-    prox: Callable
+    kind = "penalty"
+    defaults: Mapping[str, float] = {}
+    value: Callable | None = None
+    prox: Callable | None = None
     subdiff_distance: Callable | None = None
-    defaults: Mapping[str, float] = attrs.field(factory=dict, converter=lambda d: dict(d))
-    description: str = ""
-    plugin: str = ""
 
-    def __attrs_post_init__(self) -> None:
-        _check_name(self)
-        for field in ("value", "prox"):
-            if not callable(getattr(self, field)):
-                _fail(self, f"{field} must be callable")
+    def __init__(self, name: str | None = None, value: Callable | None = None, prox: Callable | None = None,
+                 subdiff_distance: Callable | None = None, defaults: Mapping[str, float] | None = None,
+                 *, description: str | None = None):
+        self._set("defaults", dict(defaults if defaults is not None else self.defaults))
+        super().__init__(name, description=description, value=value, prox=prox,
+                         subdiff_distance=subdiff_distance)
+
+    def validate(self) -> None:
+        for method in ("value", "prox"):
+            if not self.provides(method):
+                self.fail(f"{method} must be callable")
         if self.subdiff_distance is not None and not callable(self.subdiff_distance):
-            _fail(self, "subdiff_distance must be callable or None")
+            self.fail("subdiff_distance must be callable or None")
 
 
 @attrs.frozen
-class Embedding:
-    """A way to turn a fitted model and its data into one vector per feature.
+class EmbeddedFeatures:
+    """What an embedding returns: one row of ``vectors`` per feature.
 
-    ``embed(model, X, y=None, **options) -> array of shape (n_features, n_dims)``.
+    ``explained_variance_ratio`` and ``singular_values`` (one value per dimension) are given by
+    embeddings that come from a matrix factorisation and are None otherwise.
     """
 
-    name: str
-    embed: Callable
-    description: str = ""
-    plugin: str = ""
+    vectors: np.ndarray
+    explained_variance_ratio: np.ndarray | None = None
+    singular_values: np.ndarray | None = None
 
-    def __attrs_post_init__(self) -> None:
-        _check_name(self)
-        if not callable(self.embed):
-            _fail(self, "embed must be callable")
+
+class Embedding(Component):
+    """A way to turn a feature-by-feature association matrix into one vector per feature.
+
+    ``embed(matrix) -> EmbeddedFeatures`` (or an array of shape (n_features, n_dims)), where
+    ``matrix`` is a symmetric non-negative (n_features, n_features) array or scipy sparse
+    matrix: for Feature Vectors, how often two features occur close together on the
+    root-to-leaf paths of a tree ensemble.  A vector's length should say how important the
+    feature is and its direction what it has in common with the others.
+    """
+
+    kind = "embedding"
+    embed: Callable | None = None
+
+    def __init__(self, name: str | None = None, embed: Callable | None = None, *, description: str | None = None):
+        super().__init__(name, description=description, embed=embed)
+
+    def validate(self) -> None:
+        if not self.provides("embed"):
+            self.fail("embed must be callable")
+
+    def features(self, matrix: Any) -> EmbeddedFeatures:
+        """``embed(matrix)`` as an ``EmbeddedFeatures`` record, its shape checked."""
+        out = self.embed(matrix)
+        if not isinstance(out, EmbeddedFeatures):
+            out = EmbeddedFeatures(vectors=np.asarray(out, dtype=float))
+        vectors = np.asarray(out.vectors, dtype=float)
+        if vectors.ndim != 2 or vectors.shape[0] != matrix.shape[0]:
+            raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned shape "
+                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)")
+        return attrs.evolve(out, vectors=vectors)
 
 
 def _bits(values: Any) -> tuple[int, ...]:
     return tuple(int(v) if v in (0, 1, True, False) else -1 for v in values)
 
 
-@attrs.frozen
-class KernelOperator:
-    """A logical operator of any arity, defined only by its truth table.
+class KernelOperator(Component):
+    """A logical operator of any arity, defined by its truth table.
 
     Row ``r`` of ``truth_table`` is the output for operand values given by the binary digits of
     ``r``, first operand most significant: for arity 2 the rows are (0,0), (0,1), (1,0), (1,1),
-    so ``and`` is (0, 0, 0, 1) and ``imp`` (x -> y) is (1, 1, 0, 1).
+    so ``and`` is (0, 0, 0, 1) and ``imp`` (x -> y) is (1, 1, 0, 1).  ``symbol`` is an infix
+    symbol the formula printer uses for a binary operator (e.g. ``&``); empty: printed as
+    ``name(a, b)``.
+
+    ``combine(blocks)`` composes the kernel; the default is the joint-truth-table rule, which
+    every truth table satisfies, and a subclass may override it with a closed form.
     """
 
-    name: str
-    arity: int = attrs.field(converter=int)
-    truth_table: tuple[int, ...] = attrs.field(converter=_bits)
+    kind = "kernel operator"
+    arity: int = 0
+    truth_table: tuple[int, ...] = ()
     symbol: str = ""
-    description: str = ""
-    plugin: str = ""
 
-    def __attrs_post_init__(self) -> None:
-        _check_name(self)
+    def __init__(self, name: str | None = None, arity: int | None = None, truth_table: Any = None,
+                 *, symbol: str | None = None, description: str | None = None):
+        self._set("arity", int(arity if arity is not None else self.arity))
+        self._set("truth_table", _bits(truth_table if truth_table is not None else self.truth_table))
+        if symbol is not None:
+            self._set("symbol", symbol)
+        super().__init__(name, description=description)
+
+    def validate(self) -> None:
         if not self.name.isidentifier():
-            _fail(self, "the name must be an identifier (it is used as name(f1, ..., fk))")
+            self.fail("the name must be an identifier (it is used as name(f1, ..., fk))")
         if self.arity < 1:
-            _fail(self, f"arity must be >= 1, got {self.arity}")
+            self.fail(f"arity must be >= 1, got {self.arity}")
         if len(self.truth_table) != 2**self.arity:
-            _fail(
-                self,
-                f"truth table has {len(self.truth_table)} rows, 2**{self.arity} = "
-                f"{2**self.arity} needed",
-            )
+            self.fail(f"truth table has {len(self.truth_table)} rows, 2**{self.arity} = "
+                      f"{2**self.arity} needed")
         if any(v not in (0, 1) for v in self.truth_table):
-            _fail(self, "truth table entries must be 0 or 1")
+            self.fail("truth table entries must be 0 or 1")
+
+    def combine(self, blocks: list) -> list:
+        """The joint-state counts ``out[u][v]`` of ``name(f1, ..., fk)`` from its operands'.
+
+        ``blocks[j][a][b]`` counts the features of operand j that are ``a`` on x and ``b`` on z
+        (numbers or arrays that broadcast).  The joint-truth-table rule: ``out[T(r)][T(r')] +=
+        prod_j blocks[j][r_j][r'_j]`` over every pair of rows r, r' of the truth table T.
+        """
+        k = len(blocks)
+        if k != self.arity:
+            raise InputError(f"operator {self.name!r} takes {self.arity} operands, got {k}")
+        bits = [tuple((r >> (k - 1 - j)) & 1 for j in range(k)) for r in range(2**k)]
+        out: list[list] = [[0, 0], [0, 0]]
+        for r, row in enumerate(bits):
+            for r2, row2 in enumerate(bits):
+                product = blocks[0][row[0]][row2[0]]
+                for j in range(1, k):
+                    product = product * blocks[j][row[j]][row2[j]]
+                u, v = self.truth_table[r], self.truth_table[r2]
+                out[u][v] = out[u][v] + product
+        return out
 
 
+# -- methods ------------------------------------------------------------------------------------
 _OPTION_TYPES = (int, float, str, bool)
 
 
@@ -172,7 +330,10 @@ _OPTION_TYPES = (int, float, str, bool)
 class Option:
     """One option of a method: ``--name`` on the command line, a keyword of ``run``.
 
-    ``type`` is int, float, str or bool (a flag); ``choices`` restricts a str option.
+    The single declaration of the option: its ``default`` is what ``run`` receives when the
+    user gives nothing (the run function declares no defaults of its own), ``type`` is int,
+    float, str or bool (a flag), ``choices`` restricts a str option and ``min`` / ``max``
+    bound a number (inclusive).  ``None`` is always accepted as "not given".
     """
 
     name: str
@@ -182,52 +343,122 @@ class Option:
     choices: tuple[str, ...] | None = attrs.field(
         default=None, converter=lambda c: None if c is None else tuple(c)
     )
+    min: float | None = None
+    max: float | None = None
 
     def __attrs_post_init__(self) -> None:
         if not self.name.isidentifier() or keyword.iskeyword(self.name):
             raise PluginError(f"invalid option name {self.name!r}: must be a Python identifier")
         if self.type not in _OPTION_TYPES:
             raise PluginError(f"option {self.name!r}: type must be one of int, float, str, bool")
+        if self.default is not None:
+            self.convert(self.default)
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
+    def convert(self, value: Any) -> Any:
+        """``value`` as this option's type, or an InputError naming the flag and the problem."""
+        if value is None:
+            return None
+        if self.type is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise InputError(f"{self.flag} is a flag (True or False), got {value!r}")
+            return bool(value)
+        if self.type in (int, float):
+            return self._number(value)
+        value = str(value)
+        if self.choices is not None and value not in self.choices:
+            raise InputError(f"{self.flag} must be one of {', '.join(self.choices)}, got {value!r}")
+        return value
+
+    def _number(self, value: Any) -> int | float:
+        kind = "an integer" if self.type is int else "a number"
+        ok = isinstance(value, numbers.Integral) if self.type is int else isinstance(value, numbers.Real)
+        if not ok or isinstance(value, (bool, np.bool_)):
+            raise InputError(f"{self.flag} must be {kind}, got {value!r}")
+        value = self.type(value)
+        if self.type is float and not np.isfinite(value):
+            raise InputError(f"{self.flag} must be finite, got {value}")
+        if self.min is not None and value < self.min:
+            raise InputError(f"{self.flag} must be >= {self.min:g}, got {value}")
+        if self.max is not None and value > self.max:
+            raise InputError(f"{self.flag} must be <= {self.max:g}, got {value}")
+        return value
+
 
 RESERVED_OPTIONS = frozenset(
     {"plugin", "data", "target", "dataset", "out", "format", "seed", "quiet", "n_jobs", "model_file",
-     "trust_model_file", "help"}
+     "trust_model_file", "help", "debug"}
 )
+
+
+def _load_callable(spec: str) -> Callable:
+    module, _, attr = spec.partition(":")
+    target: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise PluginError(f"{spec!r} is not callable")
+    return target
 
 
 @attrs.frozen
 class Method:
     """What ``interp run --plugin NAME`` runs.
 
-    ``run(data, ctx, **options) -> Explanation`` receives a validated ``interp.Dataset``, a
-    ``interp.RunContext`` (seed, quiet, output folder) and the parsed options, and returns an
-    ``interp.Explanation``; the core fills in plugin name, version and dataset name.
-    ``task`` is "classification", "regression" or "any": what target the method needs.
+    ``run(data, ctx, **options) -> Explanation`` receives a validated ``interp.Dataset``, an
+    ``interp.RunContext`` (seed, quiet, output folder, jobs) and every declared option, already
+    converted and defaulted from ``options``; the core fills in the plugin name, version and
+    data set of the result.  ``run`` is a callable or a ``"package.module:function"`` string,
+    imported only when the method runs, so that listing plugins stays fast.  ``task`` is
+    "classification", "regression" or "any": what target the method needs.
     """
 
     name: str
     summary: str
-    run: Callable
+    run: Callable | str
     options: tuple[Option, ...] = attrs.field(default=(), converter=tuple)
     task: str = "any"
     plugin: str = ""
 
+    kind: ClassVar[str] = "method"
+
     def __attrs_post_init__(self) -> None:
-        _check_name(self)
-        if not callable(self.run):
-            _fail(self, "run must be callable")
+        def fail(message: str) -> None:
+            raise PluginError(f"invalid method {self.name!r}: {message}")
+
+        if not isinstance(self.name, str) or not self.name or any(c.isspace() for c in self.name):
+            fail("the name must be a non-empty string without spaces")
+        if isinstance(self.run, str):
+            if ":" not in self.run:
+                fail(f"run must be a callable or 'module:function', got {self.run!r}")
+        elif not callable(self.run):
+            fail("run must be callable")
         if not self.summary or "\n" in self.summary:
-            _fail(self, "summary must be one non-empty line")
+            fail("summary must be one non-empty line")
         if self.task not in ("classification", "regression", "any"):
-            _fail(self, f"task must be classification, regression or any, got {self.task!r}")
+            fail(f"task must be classification, regression or any, got {self.task!r}")
         names = [o.name for o in self.options]
         clash = sorted(set(names) & RESERVED_OPTIONS)
         if clash:
-            _fail(self, f"option names {clash} are reserved by `interp run`")
+            fail(f"option names {clash} are reserved by `interp run`")
         if len(set(names)) != len(names):
-            _fail(self, "option names must be unique")
+            fail("option names must be unique")
+
+    def labelled(self, plugin: str) -> "Method":
+        return attrs.evolve(self, plugin=plugin)
+
+    def load(self) -> Callable:
+        """The run callable (imports its module when ``run`` is a string)."""
+        return _load_callable(self.run) if isinstance(self.run, str) else self.run
+
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Every declared option: the given value (converted and checked) or its default."""
+        given = dict(given or {})
+        unknown = sorted(set(given) - {o.name for o in self.options})
+        if unknown:
+            raise InputError(f"method {self.name!r} has no option {unknown[0]!r}; it takes: "
+                             + (", ".join(o.name for o in self.options) or "none"))
+        return {o.name: o.convert(given[o.name]) if o.name in given else o.default for o in self.options}

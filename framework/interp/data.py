@@ -6,7 +6,7 @@ line that names the problem.  Categorical columns are one-hot encoded with names
 ``color=missing`` for empty cells.
 
 pandas is imported when a table is read, not with this module: the registry and ``interp
-plugins`` / ``--help`` need none of it (0.2 to 0.4 s of imports).
+plugins`` / ``--help`` need none of it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import attrs
 import numpy as np
 
 from .errors import InputError
+from .preprocessing import MAX_CLASSES, infer_task
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["Dataset", "load_dataset", "bundled_datasets", "check_finite", "MAX_CLASSES"]
 
 #: A target that is integer-valued with at most this many distinct values is a class label.
-MAX_CLASSES = 10
 
 
 @attrs.frozen(eq=False)
@@ -103,12 +103,7 @@ class Dataset:
         """"classification" for text, boolean or small integer targets, else "regression"."""
         if self.y is None:
             raise InputError("this data set has no target")
-        y = self.y
-        if y.dtype.kind in "OUSb":
-            return "classification"
-        if np.all(np.mod(y, 1) == 0) and np.unique(y).size <= MAX_CLASSES:
-            return "classification"
-        return "regression"
+        return infer_task(self.y)
 
     @property
     def classes(self) -> np.ndarray:

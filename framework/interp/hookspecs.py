@@ -6,8 +6,14 @@ the hooks below.  It is found through an entry point in the group ``interp``::
     [project.entry-points.interp]
     myplugin = "my_package.plugin"
 
+A plugin may also be a class (``myplugin = "my_package.plugin:MyPlugin"``): the core makes one
+instance of it, so a downstream plugin can subclass a built-in one (e.g.
+``interp_facets.plugin.FacetsPlugin``) and extend a hook by calling the parent's.
+
 Every ``register_*`` hook receives a ``register`` callable: call it once per component you
-provide.  The core validates each component, labels it with your plugin's name and rejects a
+provide.  A component is an instance of ``interp.RidgeFamily``, ``interp.Penalty``,
+``interp.Embedding`` or ``interp.KernelOperator`` (or of a subclass that defines the behaviour
+as methods).  The core validates each component, labels it with your plugin's name and rejects a
 name that another plugin already registered in the same catalogue (the error names both).
 """
 
@@ -17,6 +23,19 @@ hookspec = pluggy.HookspecMarker("interp")
 hookimpl = pluggy.HookimplMarker("interp")
 
 
+@hookspec(historic=True)
+def add_hookspecs(pluginmanager):
+    """Add hook specifications of your own on top of interp's (as ``pytest_addhooks`` does).
+
+    Called once for every plugin as it is registered.  Call
+    ``pluginmanager.add_hookspecs(module_or_class)`` with functions marked ``@interp.hookspec``;
+    plugins of your library then implement them with ``@interp.hookimpl`` and are found through
+    the same entry-point group.  Gather what they register with
+    ``interp.registry.collect(hook_name, ComponentType)``.  Hooks are checked against their
+    specifications once every installed plugin had its turn, so the load order does not matter.
+    """
+
+
 @hookspec
 def register_ridge_families(register):
     """Register ridge-function families for Symbolic Pursuit.
@@ -24,8 +43,9 @@ def register_ridge_families(register):
     Call ``register(interp.RidgeFamily(...))`` for each family: a Meijer G configuration
     ``orders=(m, n, p, q)`` with initial ``init_a`` (p values), ``init_b`` (q values),
     ``init_scale`` and ``init_power`` for G(a; b | s z^r), or any differentiable family with
-    ``value(theta, z)``, ``gradient(theta, z)`` and ``init_theta``.  The pursuit tries every
-    registered family at every term and keeps the best.
+    ``value(theta, z)``, ``gradient(theta, z)`` and ``init_theta`` (given as callables, or as
+    methods of a subclass).  The pursuit tries every registered family at every term, keeps the
+    best, and stores the family object in the fitted model.
     """
 
 
@@ -33,20 +53,25 @@ def register_ridge_families(register):
 def register_penalties(register):
     """Register penalties for the proximal-gradient solvers (the Facets method and others).
 
-    Call ``register(interp.Penalty(name, value, prox, subdiff_distance=None, defaults={}))``:
+    Call ``register(interp.Penalty(name, value, prox, subdiff_distance=None, defaults={}))``,
+    or register an instance of an ``interp.Penalty`` subclass that defines the methods:
     ``value(w, **hyper)`` returns the penalty of a weight vector, ``prox(w, step, **hyper)``
     its proximal operator applied elementwise, ``subdiff_distance(w, grad, **hyper)`` (optional)
     the per-coordinate distance used as the stopping test.  Users select it by name, e.g.
-    ``FacetsClassifier(penalty="name")``.
+    ``FacetsClassifier(penalty="name")``; the fitted estimator keeps the object.
     """
 
 
 @hookspec
 def register_embeddings(register):
-    """Register feature embeddings: ways to turn a fitted model and its data into vectors.
+    """Register feature embeddings: ways to turn a feature association matrix into vectors.
 
-    Call ``register(interp.Embedding(name, embed))`` where ``embed(model, X, y=None,
-    **options)`` returns an array of shape (n_features, n_dims).
+    Call ``register(interp.Embedding(name, embed))`` (or register an instance of a subclass that
+    defines ``embed``): ``embed(matrix)`` takes a symmetric non-negative (n_features,
+    n_features) matrix, dense or scipy sparse, and returns an ``interp.EmbeddedFeatures`` or an
+    array of shape (n_features, n_dims).  Feature Vectors embeds its path co-occurrence matrix
+    with the embedding the user names: ``FeatureVectors(embedding="name")`` or
+    ``interp run --plugin featurevec --embedding name``.
     """
 
 
@@ -55,9 +80,10 @@ def register_kernel_operators(register):
     """Register logical operators for propositional kernels.
 
     Call ``register(interp.KernelOperator(name, arity, truth_table))``.  The truth table alone
-    defines the operator's kernel (joint-truth-table rule), so the operator can be used in
-    formulas as ``name(f1, ..., fk)`` with no other code.  Row order: the operands' values read
-    as a binary number, first operand most significant.
+    defines the operator's kernel (joint-truth-table rule, ``KernelOperator.combine``), so the
+    operator can be used in formulas as ``name(f1, ..., fk)`` with no other code; a subclass
+    may override ``combine`` with a closed form.  Row order: the operands' values read as a
+    binary number, first operand most significant.
     """
 
 
@@ -65,9 +91,13 @@ def register_kernel_operators(register):
 def register_methods(register):
     """Register interpretation methods runnable as ``interp run --plugin NAME``.
 
-    Call ``register(interp.Method(name, summary, run, options=(interp.Option(...), ...)))``.
-    The core parses the declared options on the command line, loads and validates the data, and
-    calls ``run(data, ctx, **options)``, which returns an ``interp.Explanation``.
+    Call ``register(interp.Method(name, summary, run, options=(interp.Option(...), ...)))``,
+    with ``run`` a callable or a ``"package.module:function"`` string imported when the method
+    runs.  The options are declared once: the core makes them command-line options, converts
+    and checks the values, fills in the declared defaults, loads and validates the data, and
+    calls ``run(data, ctx, **options)``, which returns an ``interp.Explanation``.  An
+    ``interp.InputError`` from ``run`` is the user's bad input (one line, exit 2); any other
+    exception is reported as a bug in the plugin (one line, exit 1).
     """
 
 

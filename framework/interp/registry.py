@@ -129,22 +129,33 @@ class _State:
 def _new_manager() -> pluggy.PluginManager:
     pm = pluggy.PluginManager(GROUP)
     pm.add_hookspecs(hookspecs)
+    # historic: a plugin registered later has its add_hookspecs called on registration
+    pm.hook.add_hookspecs.call_historic(kwargs={"pluginmanager": pm})
     return pm
 
 
-def _register_checked(pm: pluggy.PluginManager, plugin: object, info: PluginInfo) -> bool:
+def _register(pm: pluggy.PluginManager, plugin: object, info: PluginInfo) -> bool:
     try:
         pm.register(plugin, name=info.name)
     except Exception as err:  # noqa: BLE001 - a broken plugin must not break the others
+        if pm.has_plugin(info.name):
+            pm.unregister(name=info.name)
         report_failure(info, err, "register")
         return False
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as err:
-        pm.unregister(plugin)
-        report_failure(info, err, "validate its hooks")
-        return False
     return True
+
+
+def _check_pending(pm: pluggy.PluginManager, infos: dict[str, PluginInfo]) -> None:
+    """Drop each plugin with a hook no specification knows, once every plugin had its turn to
+    add specifications (so a downstream library's plugins may load before the library)."""
+    while True:
+        try:
+            pm.check_pending()
+            return
+        except pluggy.PluginValidationError as err:
+            name = pm.get_name(err.plugin)
+            pm.unregister(err.plugin)
+            report_failure(infos.setdefault(name, PluginInfo(name, "inline", "")), err, "validate its hooks")
 
 
 def _load_entry_points(pm: pluggy.PluginManager) -> dict[str, PluginInfo]:
@@ -167,8 +178,14 @@ def _load_entry_points(pm: pluggy.PluginManager) -> dict[str, PluginInfo]:
         except Exception as err:  # noqa: BLE001
             report_failure(info, err, "import")
             continue
-        _register_checked(pm, plugin, info)
+        _register(pm, _instantiate(plugin), info)
+    _check_pending(pm, infos)
     return infos
+
+
+def _instantiate(plugin: object) -> object:
+    """An entry point may name a module, a plugin instance or a plugin class (made here)."""
+    return plugin() if isinstance(plugin, type) else plugin
 
 
 def plugin_manager() -> pluggy.PluginManager:
@@ -186,8 +203,9 @@ def register_plugin(plugin: object, name: str, source: str = "inline", version: 
     info = PluginInfo(name, source, version)
     if pm.has_plugin(name):
         report_failure(info, PluginError(f"another plugin is already named {name!r}"), "register")
-    elif _register_checked(pm, plugin, info):
+    elif _register(pm, plugin, info):
         _State.infos[name] = info
+        _check_pending(pm, _State.infos)
     return info
 
 
@@ -208,24 +226,55 @@ def _collect(pm: pluggy.PluginManager, name: str, info: PluginInfo) -> dict[str,
     """Call one plugin's register_* hooks; all its components, or None if any step failed."""
     found: dict[str, list] = {}
     for attr, (hook_name, kind, label) in CATALOGUES.items():
-        items: list = []
-        for impl in getattr(pm.hook, hook_name).get_hookimpls():
-            if impl.plugin_name != name:
-                continue
-
-            def register(component: Any, _kind: type = kind, _label: str = label) -> None:
-                if not isinstance(component, _kind):
-                    raise PluginError(f"register() for {_label}s takes an interp.{_kind.__name__}, "
-                                      f"got {type(component).__name__}")
-                items.append(attrs.evolve(component, plugin=name))
-
-            try:
-                impl.function(register)
-            except Exception as err:  # noqa: BLE001
-                report_failure(info, err, f"register its {label}s")
-                return None
-        found[attr] = items
+        try:
+            found[attr] = collect_from(pm, hook_name, kind, label, name)
+        except Exception as err:  # noqa: BLE001
+            report_failure(info, err, f"register its {label}s")
+            return None
     return found
+
+
+def collect_from(pm: pluggy.PluginManager, hook_name: str, kind: type, label: str, plugin: str) -> list:
+    """What plugin ``plugin`` registers through the ``register`` hook ``hook_name``, each
+    component checked to be a ``kind`` and labelled with the plugin (raises what the hook
+    raises)."""
+    items: list = []
+
+    def register(component: Any) -> None:
+        if not isinstance(component, kind):
+            raise PluginError(f"register() for {label}s takes an {kind.__module__.split('.')[0]}."
+                              f"{kind.__name__}, got {type(component).__name__}")
+        items.append(component.labelled(plugin))
+
+    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        if impl.plugin_name == plugin:
+            impl.function(register)
+    return items
+
+
+def collect(hook_name: str, kind: type, label: str | None = None) -> Catalogue:
+    """A catalogue built from a ``register``-style hook, for libraries that add their own hook
+    specifications (``add_hookspecs``): every loaded plugin's components of type ``kind``, by
+    name.  A plugin whose hook raises, registers the wrong type or a duplicate name is reported
+    (``PluginWarning``) and left out, as with interp's own catalogues.
+    """
+    pm = plugin_manager()
+    label = label or kind.__name__
+    table: dict[str, Any] = {}
+    for name, plugin in pm.list_name_plugin():
+        if plugin is None:
+            continue
+        info = _State.infos.setdefault(name, PluginInfo(name, "inline", ""))
+        try:
+            items = collect_from(pm, hook_name, kind, label, name)
+            clash = _first_clash({"items": items}, {"items": table}, {"items": label})
+            if clash:
+                raise PluginError(clash)
+        except Exception as err:  # noqa: BLE001
+            report_failure(info, err, f"register its {label}s")
+            continue
+        table.update((item.name, item) for item in items)
+    return Catalogue(label, table)
 
 
 def _build(pm: pluggy.PluginManager) -> Registry:
@@ -238,7 +287,7 @@ def _build(pm: pluggy.PluginManager) -> Registry:
         info.status, info.error, info.registered = "loaded", "", {}
         found = _collect(pm, name, info)
         if found is not None:
-            clash = _first_clash(found, tables)
+            clash = _first_clash(found, tables, {attr: spec[2] for attr, spec in CATALOGUES.items()})
             if clash is not None:
                 report_failure(info, PluginError(clash), "register")
             else:
@@ -253,9 +302,9 @@ def _build(pm: pluggy.PluginManager) -> Registry:
     return Registry(**catalogues, plugins=tuple(sorted(infos, key=lambda i: i.name)))
 
 
-def _first_clash(found: dict[str, list], tables: dict[str, dict[str, Any]]) -> str | None:
+def _first_clash(found: dict[str, list], tables: dict[str, dict[str, Any]], labels: dict[str, str]) -> str | None:
     for attr, items in found.items():
-        label = CATALOGUES[attr][2]
+        label = labels[attr]
         seen: set[str] = set()
         for item in items:
             if item.name in seen:

@@ -10,7 +10,7 @@ from typing import Iterable
 
 import attrs
 
-from .results import Explanation
+from .results import Explanation, Figure, Formula, Table, format_value
 
 
 @attrs.frozen
@@ -39,38 +39,53 @@ def _png(figure) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _table(rows: dict, header: tuple[str, str]) -> str:
+def _pairs(rows: dict, header: tuple[str, str]) -> str:
     if not rows:
         return ""
-    body = "".join(
-        f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(_fmt(v))}</td></tr>" for k, v in rows.items()
-    )
-    return f"<table><tr><th>{header[0]}</th><th>{header[1]}</th></tr>{body}</table>"
+    return _html_table(header, [(k, v) for k, v in rows.items()])
 
 
-def _fmt(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
+def _html_table(columns, rows) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(format_value(v))}</td>" for v in row) + "</tr>"
+                   for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _render(section, figures: dict) -> str:
+    """One typed section as HTML; every string from a method is escaped except sympy's MathML."""
+    title = f"<h3>{html.escape(section.title)}</h3>" if section.title else ""
+    if isinstance(section, Formula):
+        if section.mathml.lstrip().startswith("<"):
+            return f'{title}<div class="formula"><math display="block">{section.mathml}</math></div>'
+        return f'{title}<pre class="formula">{html.escape(section.text)}</pre>'
+    if isinstance(section, Table):
+        return title + _html_table(section.columns, section.rows)
+    if isinstance(section, Figure):
+        if section.name not in figures:
+            return ""
+        caption = html.escape(section.title or section.name)
+        return (f'<figure><img alt="{caption}" src="data:image/png;base64,{_png(figures[section.name])}">'
+                f"<figcaption>{caption}</figcaption></figure>")
+    return f"{title}<pre>{html.escape(section.body)}</pre>"
 
 
 def _section(exp: Explanation) -> str:
-    parts = [f'<section id="{html.escape(exp.plugin)}"><h2>{html.escape(exp.plugin)}</h2>',
-             f'<p class="meta">plugin version {html.escape(exp.version)} &middot; data set '
+    name = html.escape(exp.method or exp.plugin)
+    parts = [f'<section id="{name}"><h2>{name}</h2>',
+             f'<p class="meta">plugin {html.escape(exp.plugin)} {html.escape(exp.version)} &middot; data set '
              f"{html.escape(exp.dataset)}</p>"]
-    mathml = exp.payload.get("mathml") if isinstance(exp.payload, dict) else None
-    if isinstance(mathml, str) and mathml.lstrip().startswith("<"):
-        # sympy's presentation MathML: markup we generated, not user text
-        parts.append(f'<div class="formula"><math display="block">{mathml}</math></div>')
-    parts.append("<h3>Metrics</h3>" + _table(exp.metrics, ("metric", "value")))
-    for name, figure in exp.figures.items():
-        parts.append(f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{_png(figure)}">'
-                     f"<figcaption>{html.escape(name)}</figcaption></figure>")
-    if exp.text:
-        parts.append(f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>")
-    parts.append("<h3>Parameters</h3>" + _table(exp.params, ("parameter", "value")))
+    parts.append("<h3>Metrics</h3>" + _pairs(exp.metrics, ("metric", "value")))
+    if exp.sections:
+        parts += [_render(section, exp.figures) for section in exp.sections]
+        shown = {s.name for s in exp.sections if isinstance(s, Figure)}
+    else:
+        parts.append(f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>" if exp.text else "")
+        shown = set()
+    parts += [_render(Figure(name), exp.figures) for name in exp.figures if name not in shown]
+    parts.append("<h3>Parameters</h3>" + _pairs(exp.params, ("parameter", "value")))
     parts.append("</section>")
-    return "\n".join(parts)
+    return "\n".join(p for p in parts if p)
 
 
 def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
@@ -78,7 +93,8 @@ def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
     from . import __version__
 
     results = list(results)
-    nav = " ".join(f'<a href="#{html.escape(r.plugin)}">{html.escape(r.plugin)}</a>' for r in results)
+    names = [r.plugin if isinstance(r, Failure) else (r.method or r.plugin) for r in results]
+    nav = " ".join(f'<a href="#{html.escape(n)}">{html.escape(n)}</a>' for n in names)
     sections = []
     for result in results:
         if isinstance(result, Failure):

@@ -15,9 +15,9 @@ HOOKS = [
 ]
 
 
-def test_there_are_six_hooks():
+def test_there_are_seven_hooks():
     assert sorted(name for name, _ in HOOKS) == [
-        "register_commands", "register_embeddings", "register_kernel_operators",
+        "add_hookspecs", "register_commands", "register_embeddings", "register_kernel_operators",
         "register_methods", "register_penalties", "register_ridge_families",
     ]
 

@@ -19,8 +19,11 @@ from interp.testing import registered
 def _plot_run(data, ctx):
     fig, ax = plt.subplots()
     ax.bar(range(data.n_features), data.X.mean(axis=0))
-    return interp.Explanation(metrics={"n": data.n_samples}, payload={"mathml": "<mi>x</mi><mo>+</mo><mn>1</mn>"},
-                              text="x + 1 <b>not markup</b>", figures={"means": fig})
+    return interp.Explanation(
+        metrics={"n": data.n_samples},
+        sections=[interp.Formula("x + 1", mathml="<mi>x</mi><mo>+</mo><mn>1</mn>"),
+                  interp.Text("x + 1 <b>not markup</b>", title="Result"), interp.Figure("means")],
+        figures={"means": fig})
 
 
 def _failing_run(data, ctx):

@@ -1,0 +1,115 @@
+"""What every method does to its input before it fits, written once.
+
+- ``infer_task(y)``: "classification" or "regression", by one rule for all methods;
+- ``binary_labels(y)``: a two-class target as 0/1 or -1/+1, with the classes kept;
+- ``binarize_unless_binary(X, names)``: 0/1 features, thresholding and one-hot encoding only
+  when some column is not already 0/1.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import attrs
+import numpy as np
+
+from .errors import InputError
+
+__all__ = ["MAX_CLASSES", "BinaryLabels", "BinaryFeatures", "infer_task", "binary_labels", "is_binary",
+           "binarize_unless_binary"]
+
+#: integer targets with at most this many distinct values are class labels
+MAX_CLASSES = 10
+
+
+def infer_task(y: Any) -> str:
+    """"classification" for text, boolean or integer-valued targets with at most
+    ``MAX_CLASSES`` distinct values, else "regression"."""
+    y = np.asarray(y)
+    if y.dtype.kind in "OUSb":
+        return "classification"
+    if y.dtype.kind not in "iuf":
+        raise InputError(f"the target has dtype {y.dtype}, neither numbers nor labels")
+    finite = y[np.isfinite(y)] if y.dtype.kind == "f" else y
+    if np.all(np.mod(finite, 1) == 0) and np.unique(finite).size <= MAX_CLASSES:
+        return "classification"
+    return "regression"
+
+
+@attrs.frozen(eq=False)
+class BinaryLabels:
+    """A two-class target: ``values`` (0/1, or -1/+1 when signed), ``classes`` (negative,
+    positive) as they were given."""
+
+    values: np.ndarray
+    classes: np.ndarray
+
+    @property
+    def positive(self) -> Any:
+        return self.classes[1]
+
+    @property
+    def negative(self) -> Any:
+        return self.classes[0]
+
+
+def binary_labels(y: Any, positive: Any = None, *, signed: bool = False, what: str = "the target") -> BinaryLabels:
+    """``y`` with exactly two classes as numbers: 1 for ``positive`` (default: the larger of the
+    two sorted classes), 0 (or -1 when ``signed``) for the other.  An InputError names the
+    problem when ``y`` does not have exactly two classes or ``positive`` is not one of them."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise InputError(f"{what} must be one column, got shape {y.shape}")
+    classes = np.unique(y)
+    if classes.size != 2:
+        shown = ", ".join(map(str, classes[:5])) + (", ..." if classes.size > 5 else "")
+        raise InputError(f"{what} must have exactly two classes, got {classes.size} ({shown})")
+    if positive is not None:
+        match = [c for c in classes if str(c) == str(positive)]
+        if not match:
+            raise InputError(f"positive class {positive!r} is not one of {classes[0]!r}, {classes[1]!r}")
+        if str(classes[0]) == str(positive):
+            classes = classes[::-1]
+    is_positive = y == classes[1]
+    values = np.where(is_positive, 1.0, -1.0 if signed else 0.0)
+    return BinaryLabels(values=values, classes=classes)
+
+
+def is_binary(X: Any) -> bool:
+    """True when every value of ``X`` is 0 or 1."""
+    return bool(np.isin(np.asarray(X, dtype=float), (0.0, 1.0)).all())
+
+
+@attrs.frozen(eq=False)
+class BinaryFeatures:
+    """0/1 features, their names and the fitted ``TabularBinarizer`` (None when the input was
+    already binary and passed through)."""
+
+    X: np.ndarray
+    names: tuple[str, ...]
+    binarizer: Any = None
+
+
+def binarize_unless_binary(X: Any, names: Sequence[str], *, raw: Any = None, mode: str = "auto",
+                           n_thresholds: int = 3, max_levels: int = 10) -> BinaryFeatures:
+    """0/1 features for a method that reads binary data.
+
+    ``mode``: "auto" binarises when some column is not 0/1, "always" binarises every column
+    (0/1 columns pass through the binarizer unchanged), "never" returns ``X`` as it is.  ``raw``
+    is the table before numeric encoding (``Dataset.raw``), read in preference to ``X`` so that
+    text levels keep their names.
+    """
+    if mode not in ("auto", "always", "never"):
+        raise InputError(f"binarize must be auto, always or never, got {mode!r}")
+    X = np.asarray(X, dtype=float)
+    if mode == "never" or (mode == "auto" and is_binary(X)):
+        return BinaryFeatures(X=X, names=tuple(str(n) for n in names))
+    import pandas as pd
+
+    from .binarize import TabularBinarizer
+
+    source = raw if raw is not None else pd.DataFrame(X, columns=[str(n) for n in names])
+    binarizer = TabularBinarizer(max_levels=max_levels, n_thresholds=n_thresholds).fit(source)
+    out = binarizer.transform(source)
+    return BinaryFeatures(X=out, names=tuple(str(n) for n in binarizer.get_feature_names_out()),
+                          binarizer=binarizer)
