@@ -28,3 +28,15 @@ def run():
         return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
     return invoke
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """One two-worker LocalCluster for every Dask test of the session (each method has one)."""
+    distributed = pytest.importorskip("dask.distributed", reason="dask is the optional extra interp[dask]")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

@@ -6,16 +6,6 @@ import pytest
 distributed = pytest.importorskip("dask.distributed", reason="dask is the optional extra interp[dask]")
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def test_feature_vectors_on_a_local_dask_cluster_match_n_jobs_1(dask_client):
     import joblib
 

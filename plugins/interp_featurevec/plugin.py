@@ -121,28 +121,33 @@ def _embed(model, X, y=None, *, window=3, n_paths=100_000, max_depth=3, random_s
     return est.fit(X, y).embedding_
 
 
-@hookimpl
-def register_embeddings(register):
-    register(Embedding(
-        name="featurevec",
-        embed=_embed,
-        description="2-D truncated SVD of the co-occurrence of features on tree root-to-leaf paths",
-    ))
+class FeatureVectorsPlugin:
+    """The built-in ``featurevec`` plugin (hooks as methods, so a downstream plugin can subclass it)."""
+
+    @hookimpl
+    def register_embeddings(self, register):
+        register(Embedding(
+            name="featurevec",
+            embed=_embed,
+            description="2-D truncated SVD of the co-occurrence of features on tree root-to-leaf paths",
+        ))
+
+    @hookimpl
+    def register_methods(self, register):
+        register(FEATUREVEC_METHOD)
 
 
-@hookimpl
-def register_methods(register):
-    register(Method(
-        name="featurevec",
-        summary="Feature Vectors: feature importance and semantics from tree-path co-occurrence",
-        run=_run,
-        task="any",
-        options=(
-            Option("paths", int, 100_000, "root-to-leaf paths to collect (trees are added until reached)"),
-            Option("window", int, 3, "positions at distance <= window on a path co-occur"),
-            Option("depth", str, "3", "tree depth, or 'cv' to choose it by cross-validation"),
-            Option("plot", str, None, "write the Feature Vectors picture to this PNG file"),
-            Option("top_k", int, 20, "label this many most important features in the plot"),
-            Option("bootstrap", int, 0, "resample the trees this many times for uncertainty ellipses"),
-        ),
-    ))
+FEATUREVEC_METHOD = Method(
+    name="featurevec",
+    summary="Feature Vectors: feature importance and semantics from tree-path co-occurrence",
+    run=_run,
+    task="any",
+    options=(
+        Option("paths", int, 100_000, "root-to-leaf paths to collect (trees are added until reached)"),
+        Option("window", int, 3, "positions at distance <= window on a path co-occur"),
+        Option("depth", str, "3", "tree depth, or 'cv' to choose it by cross-validation"),
+        Option("plot", str, None, "write the Feature Vectors picture to this PNG file"),
+        Option("top_k", int, 20, "label this many most important features in the plot"),
+        Option("bootstrap", int, 0, "resample the trees this many times for uncertainty ellipses"),
+    ),
+)

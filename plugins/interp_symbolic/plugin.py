@@ -7,32 +7,31 @@ from interp import Method, Option, hookimpl
 from .families import PAPER_FAMILIES
 
 
-@hookimpl
-def register_ridge_families(register):
-    for fam in PAPER_FAMILIES:
-        register(fam)
+class SymbolicPlugin:
+    """The built-in ``symbolic`` plugin (hooks as methods, so a downstream plugin can subclass it)."""
+
+    @hookimpl
+    def register_ridge_families(self, register):
+        for fam in PAPER_FAMILIES:
+            register(fam)
+
+    @hookimpl
+    def register_methods(self, register):
+        register(SYMBOLIC_METHOD)
 
 
-def _run(data, ctx, **options):
-    from .explain import run_method
-
-    return run_method(data, ctx, **options)
-
-
-@hookimpl
-def register_methods(register):
-    register(Method(
-        name="symbolic",
-        summary="Symbolic Pursuit: a closed-form sum of Meijer G ridge functions mimicking a black box",
-        run=_run,
-        task="any",
-        options=(
-            Option("model", str, "mlp", "black box to train and explain", choices=("mlp", "gbm", "rf", "svm")),
-            Option("max_terms", int, 3, "maximum number of terms K"),
-            Option("test_size", float, 0.25, "fraction of rows held out for fidelity"),
-            Option("n_restarts", int, 3, "starting points per family and term"),
-            Option("maxiter", int, 100, "L-BFGS-B iterations per start"),
-            Option("loss_tol", float, 1e-3, "stop once MSE / Var(black box) is below this"),
-            Option("ratio_tol", float, 0.9, "keep a term only if new_loss / old_loss is below this"),
-        ),
-    ))
+SYMBOLIC_METHOD = Method(
+    name="symbolic",
+    summary="Symbolic Pursuit: a closed-form sum of Meijer G ridge functions mimicking a black box",
+    run="interp_symbolic.explain:run_method",
+    task="any",
+    options=(
+        Option("model", str, "mlp", "black box to train and explain", choices=("mlp", "gbm", "rf", "svm")),
+        Option("max_terms", int, 3, "maximum number of terms K"),
+        Option("test_size", float, 0.25, "fraction of rows held out for fidelity"),
+        Option("n_restarts", int, 3, "starting points per family and term"),
+        Option("maxiter", int, 100, "L-BFGS-B iterations per start"),
+        Option("loss_tol", float, 1e-3, "stop once MSE / Var(black box) is below this"),
+        Option("ratio_tol", float, 0.9, "keep a term only if new_loss / old_loss is below this"),
+    ),
+)

@@ -150,10 +150,10 @@ def test_builtin_plugins_come_through_the_entry_point_group():
 
     names = {ep.name: ep.value for ep in entry_points(group="interp") if ep.dist.metadata["Name"] == "interp"}
     assert names == {
-        "symbolic": "interp_symbolic.plugin",
-        "facets": "interp_facets.plugin",
-        "featurevec": "interp_featurevec.plugin",
-        "propositional": "interp_propositional.plugin",
+        "symbolic": "interp_symbolic.plugin:SymbolicPlugin",
+        "facets": "interp_facets.plugin:FacetsPlugin",
+        "featurevec": "interp_featurevec.plugin:FeatureVectorsPlugin",
+        "propositional": "interp_propositional.plugin:PropositionalPlugin",
     }
 
 
