@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .errors import InputError
+from .data import as_numeric
 
 __all__ = ["TabularBinarizer"]
 
@@ -34,19 +35,8 @@ def _fmt(value: float) -> str:
 
 
 def _as_numeric(series: pd.Series) -> pd.Series | None:
-    if pd.api.types.is_bool_dtype(series):
-        return series.astype(float)
-    if pd.api.types.is_numeric_dtype(series):
-        return series.astype(float)
-    text = series.dropna().astype(str).str.strip()
-    text = text[(text != "") & (text != "?")]
-    if text.empty:
-        return None
-    parsed = pd.to_numeric(text, errors="coerce")
-    if parsed.notna().all():
-        out = pd.to_numeric(series.astype(str).str.strip(), errors="coerce")
-        return out.where(series.notna(), np.nan).astype(float)
-    return None
+    """The column as float, "?" and empty cells missing; None for a categorical column."""
+    return as_numeric(series, missing=("", "?"))
 
 
 def _levels(series: pd.Series) -> pd.Series:

@@ -352,7 +352,10 @@ class Option:
         if self.type not in _OPTION_TYPES:
             raise PluginError(f"option {self.name!r}: type must be one of int, float, str, bool")
         if self.default is not None:
-            self.convert(self.default)
+            try:
+                self.convert(self.default)
+            except InputError as err:
+                raise PluginError(f"option {self.name!r}: its default is invalid: {err}") from None
 
     @property
     def flag(self) -> str:

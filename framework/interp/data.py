@@ -147,22 +147,34 @@ def check_finite(X: np.ndarray, names: Sequence[str] | None = None, what: str = 
     raise InputError(f"{what} contains {X[row, col]} in {label!r} (row {row}, and {bad.sum()} cells in all)")
 
 
-def _numeric(series: pd.Series) -> pd.Series | None:
-    """The column as float if it is numeric (junk-free), None if it is categorical text."""
+def as_numeric(series: pd.Series, missing: tuple[str, ...] = ()) -> pd.Series | None:
+    """The column as float if every present value is a number, else None (categorical).
+
+    Cells that are NaN, or whose stripped text is one of ``missing``, are missing and become NaN.
+    """
     import pandas as pd
 
-    if pd.api.types.is_bool_dtype(series):
+    if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
         return series.astype(float)
-    if pd.api.types.is_numeric_dtype(series):
-        return series.astype(float)
+    text = series.dropna().astype(str).str.strip()
+    present = text[~text.isin(missing)]
+    if present.empty or pd.to_numeric(present, errors="coerce").isna().any():
+        return None
+    out = pd.to_numeric(series.astype(str).str.strip(), errors="coerce")
+    return out.where(series.notna(), np.nan).astype(float)
+
+
+def _numeric(series: pd.Series) -> pd.Series | None:
+    """``as_numeric``, and an InputError for a column that is mostly numbers with some text."""
+    import pandas as pd
+
+    values = as_numeric(series)
+    if values is not None:
+        return values
     text = series.dropna().astype(str).str.strip()
     parsed = pd.to_numeric(text, errors="coerce")
     n_numbers = int(parsed.notna().sum())
-    if n_numbers == 0 or text.empty:
-        return None
-    if n_numbers == len(text):
-        return pd.to_numeric(series.astype(str).str.strip().replace("", np.nan), errors="coerce")
-    if n_numbers >= len(text) / 2:
+    if n_numbers and n_numbers >= len(text) / 2:
         junk = text[parsed.isna()]
         raise InputError(
             f"column {series.name!r} mixes numbers and text (e.g. {junk.iloc[0]!r} at row "

@@ -225,8 +225,9 @@ class Explanation:
 
     def summary(self) -> str:
         """The text ``interp run`` prints: header, metrics, then the method's own rendering."""
-        provider = f" (plugin {self.plugin})" if self.method and self.plugin not in ("", self.method) else ""
-        lines = [f"{self.method or self.plugin} {self.version}{provider} on {self.dataset}".strip()]
+        provider = f"(plugin {self.plugin})" if self.method and self.plugin not in ("", self.method) else ""
+        head = [self.method or self.plugin, self.version, provider, f"on {self.dataset}" if self.dataset else ""]
+        lines = [" ".join(part for part in head if part)]
         if self.metrics:
             lines.append("metrics:")
             width = max(len(k) for k in self.metrics)
