@@ -458,10 +458,12 @@ class Method:
         return _load_callable(self.run) if isinstance(self.run, str) else self.run
 
     def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Every declared option: the given value (converted and checked) or its default."""
+        """Every declared option: the given value (converted and checked) or, when it is not
+        given or None, its default."""
         given = dict(given or {})
         unknown = sorted(set(given) - {o.name for o in self.options})
         if unknown:
             raise InputError(f"method {self.name!r} has no option {unknown[0]!r}; it takes: "
                              + (", ".join(o.name for o in self.options) or "none"))
-        return {o.name: o.convert(given[o.name]) if o.name in given else o.default for o in self.options}
+        return {o.name: o.default if given.get(o.name) is None else o.convert(given[o.name])
+                for o in self.options}

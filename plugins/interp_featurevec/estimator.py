@@ -10,12 +10,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from interp import Embedding, get_registry
 from interp.errors import InputError
+from interp.preprocessing import infer_task
 
-from . import embedding as _emb
+from .embedding import align, feature_map
 from .histforest import HistForest, heap_to_children
 from .paths import cooccurrence, ensemble_trees, extract_paths, tree_arrays
 from .sparseforest import SparseHistForest
@@ -40,8 +41,9 @@ class FeatureVectors(BaseEstimator):
         Depth of the trees (2..12); "cv" picks it from (2, 3, 4, 5, 6) by 3-fold cross-validation of
         a 50-tree random forest (ties go to the shallower depth).
     task : {"auto", "classification", "regression"}, default="auto"
-        "auto" classifies text, boolean and integer targets with at most 10 distinct values
-        (the rule of ``interp.Dataset.task``) and regresses any other numeric target.
+        "auto" classifies text, boolean and integer-valued targets with at most 10 distinct
+        values and regresses any other numeric target (``interp.preprocessing.infer_task``,
+        the rule every interp method uses).
     estimator : fitted scikit-learn tree or tree ensemble, default=None
         Use its trees instead of training a forest (random forests, extra trees, gradient
         boosting, single trees: anything with ``tree_`` or ``estimators_``).
@@ -52,21 +54,31 @@ class FeatureVectors(BaseEstimator):
         Seed of everything random; the result does not depend on ``n_jobs``.
     n_jobs : int or None
         Threads used to grow the trees.
+    embedding : str or interp.Embedding, default="svd"
+        How the co-occurrence matrix becomes 2-D feature vectors: the name of an embedding in
+        ``interp.get_registry().embeddings`` or an ``interp.Embedding`` instance.  "svd" is the
+        paper's truncated SVD with fixed signs (``interp_featurevec.embedding``).  Resolved at
+        fit time and kept in ``embedder_``, so a fitted model never needs the registry again.
 
     Attributes
     ----------
     cooccurrence_ : scipy.sparse.csr_matrix (d, d)
         Raw co-occurrence counts (symmetric; a repeated feature adds 2 to the diagonal).
+    embedder_ : interp.Embedding
+        The embedding ``embedding`` resolved to at fit time (also used by ``bootstrap``).
     embedding_ : ndarray (d, 2)
-        Feature vectors ``U * S`` of the 2-D truncated SVD, scaled so the largest norm is 1.
+        The embedder's feature vectors (for "svd": ``U * S`` of the 2-D truncated SVD), scaled
+        so the largest norm is 1.
     importances_ : ndarray (d,)
         Norms of the feature vectors (max 1).
     angles_ : ndarray (d,)
         ``atan2(axis 2, axis 1)`` in degrees.
-    explained_variance_ratio_ : ndarray (2,)
-        ``s_k**2 / ||M||_F**2`` of each component.
-    singular_values_ : ndarray (2,)
-        The two largest singular values of ``cooccurrence_``.
+    explained_variance_ratio_ : ndarray (2,) or None
+        ``s_k**2 / ||M||_F**2`` of each component; None when the embedding does not give it
+        (an embedding that is not a matrix factorisation).
+    singular_values_ : ndarray (2,) or None
+        The two largest singular values of ``cooccurrence_``; None when the embedding does not
+        give them.
     n_trees_, n_paths_ : int
         Trees used and root-to-leaf paths collected.
     max_depth_ : int or None
@@ -75,7 +87,10 @@ class FeatureVectors(BaseEstimator):
     """
 
     def __init__(self, n_paths=100_000, window=3, max_depth=3, task="auto", estimator=None,
-                 max_samples="auto", random_state=None, n_jobs=None):
+                 max_samples="auto", random_state=None, n_jobs=None, embedding="svd"):
+        """Store the hyperparameters as given (scikit-learn's convention: one constructor keyword
+        per hyperparameter, checked in ``fit``); ``embedding`` comes last so that positional
+        callers of earlier versions keep working."""
         self.n_paths = n_paths
         self.window = window
         self.max_depth = max_depth
@@ -84,6 +99,7 @@ class FeatureVectors(BaseEstimator):
         self.max_samples = max_samples
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.embedding = embedding
 
     # -- validation ----------------------------------------------------------------------------
     def _check_params(self) -> None:
@@ -105,6 +121,18 @@ class FeatureVectors(BaseEstimator):
         if not ok:
             raise InputError(f"max_samples must be 'auto', an integer >= 1 or a fraction in (0, 1], got {ms!r}")
 
+    def _resolve_embedding(self) -> Embedding:
+        """``embedding`` as an ``interp.Embedding``: an instance as given, a name from the registry."""
+        if isinstance(self.embedding, Embedding):
+            return self.embedding
+        if not isinstance(self.embedding, str):
+            raise InputError(f"embedding must be a registered embedding's name or an interp.Embedding, "
+                             f"got {self.embedding!r}")
+        try:
+            return get_registry().embeddings[self.embedding]
+        except KeyError as err:
+            raise InputError(err.args[0]) from None
+
     def _validate_X(self, X, y):
         """validate_data with one-line InputErrors for NaN/inf and a single feature."""
         kw = dict(accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=False)
@@ -123,6 +151,7 @@ class FeatureVectors(BaseEstimator):
     def fit(self, X, y=None):
         """Collect paths (training a forest unless ``estimator`` is given) and embed."""
         self._check_params()
+        embedder = self._resolve_embedding()
         if self.estimator is None and y is None:
             raise InputError("FeatureVectors requires y to be passed, but the target y is None (give y, or a fitted estimator)")
         X, y = self._validate_X(X, y)
@@ -138,7 +167,7 @@ class FeatureVectors(BaseEstimator):
             self.max_depth_ = None
             self.n_trees_ = len(trees)
         else:
-            self.task_ = self._resolve_task(y)
+            self.task_ = self.task if self.task != "auto" else infer_task(y)
             classification = self.task_ == "classification"
             if classification:
                 y = np.asarray(y)
@@ -163,30 +192,14 @@ class FeatureVectors(BaseEstimator):
         self.cooccurrence_ = cooccurrence(P, d, self.window)
         if self.cooccurrence_.nnz == 0:
             warnings.warn(EMPTY_MESSAGE, UserWarning, stacklevel=2)
-        self._set_embedding(_emb.embed_matrix(self.cooccurrence_))
+        self.embedder_ = embedder
+        fmap = feature_map(self.cooccurrence_, embedder)
+        self.embedding_ = fmap.embedding
+        self.importances_ = fmap.importances
+        self.angles_ = fmap.angles
+        self.singular_values_ = fmap.singular_values
+        self.explained_variance_ratio_ = fmap.explained_variance_ratio
         return self
-
-    def _set_embedding(self, out: dict) -> None:
-        self.embedding_ = out["embedding"]
-        self.importances_ = out["importances"]
-        self.angles_ = out["angles"]
-        self.singular_values_ = out["singular_values"]
-        self.explained_variance_ratio_ = out["explained_variance_ratio"]
-
-    def _resolve_task(self, y) -> str:
-        if self.task != "auto":
-            return self.task
-        # the rule of interp.Dataset.task: text, booleans and integer targets with at most
-        # MAX_CLASSES distinct values are class labels, any other number is regressed
-        from interp.data import MAX_CLASSES
-
-        y = np.asarray(y)
-        if y.dtype.kind in "OUSb":
-            return "classification"
-        kind = type_of_target(y)
-        if kind in ("continuous", "continuous-multioutput"):
-            return "regression"
-        return "classification" if np.unique(y).size <= MAX_CLASSES else "regression"
 
     def _max_samples(self, n: int) -> int:
         ms = self.max_samples
@@ -235,7 +248,8 @@ class FeatureVectors(BaseEstimator):
         """Embeddings of ``n_boot`` resamplings of the trees (with replacement).
 
         Each replicate reweights every tree's paths by how often the tree was drawn, re-embeds
-        and flips its axes to agree with ``embedding_``.  Stored in ``bootstrap_embeddings_``
+        with ``embedder_`` (the embedding resolved at fit) and flips its axes to agree with
+        ``embedding_``.  Stored in ``bootstrap_embeddings_``
         (n_boot, d, 2) and returned.
         """
         check_is_fitted(self, "embedding_")
@@ -245,8 +259,8 @@ class FeatureVectors(BaseEstimator):
         for _ in range(int(n_boot)):
             counts = np.bincount(rng.integers(0, T, T), minlength=T).astype(float)
             M = cooccurrence(self.paths_, self.n_features_in_, self.window, weights=counts[self.path_trees_])
-            Z = _emb.embed_matrix(M)["embedding"]
-            reps.append(_emb.align(Z, self.embedding_))
+            Z = feature_map(M, self.embedder_).embedding
+            reps.append(align(Z, self.embedding_))
         self.bootstrap_embeddings_ = np.array(reps)
         return self.bootstrap_embeddings_
 
@@ -263,8 +277,8 @@ class FeatureVectors(BaseEstimator):
         return [str(v) for v in names]
 
     def plot(self, ax=None, top_k: int = 20, bootstrap: int = 0, ellipses: bool = True):
-        """The paper's picture; see ``interp_featurevec.plotting.plot_feature_vectors``."""
-        from .plotting import plot_feature_vectors
+        """The paper's picture; see ``interp_featurevec.plots.plot_feature_vectors``."""
+        from .plots import plot_feature_vectors
 
         check_is_fitted(self, "embedding_")
         if bootstrap and not hasattr(self, "bootstrap_embeddings_"):

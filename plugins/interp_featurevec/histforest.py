@@ -1,12 +1,12 @@
 """A random forest of shallow trees grown level by level for many trees at once (numpy only).
 
-Feature Vectors needs ~100,000 root-to-leaf paths, i.e. ~12,500 depth-3 trees.  Fitting those
-one by one through scikit-learn costs 0.7-1.5 ms per tree, almost all of it per-tree overhead.
-Here a whole batch of trees grows together: at each depth level one ``np.bincount`` builds the
-class (or target-sum) histograms of every node x candidate feature x bin of every tree in the
-batch, a cumulative sum turns them into the scores of every threshold, and an ``argmax`` picks
-each node's split.  The cost is a few numpy passes over (trees x samples x candidates) per
-level; no Python loop runs per tree or per node.
+Feature Vectors needs ~100,000 root-to-leaf paths, i.e. ~12,500 depth-3 trees.  Fitted one by
+one through scikit-learn, their cost is almost all per-tree Python overhead (measured in
+docs/methods/featurevec.md).  Here a whole batch of trees grows together: at each depth level
+one ``np.bincount`` builds the class (or target-sum) histograms of every node x candidate
+feature x bin of every tree in the batch, a cumulative sum turns them into the scores of every
+threshold, and an ``argmax`` picks each node's split.  The cost is a few numpy passes over
+(trees x samples x candidates) per level; no Python loop runs per tree or per node.
 
 The trees are random-forest trees: each tree sees a bootstrap sample (``max_samples`` rows drawn
 with replacement), each node draws ``max_features`` distinct candidate features and takes the
@@ -24,12 +24,47 @@ forest.
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
 
 MAX_BINS = 32
+
+
+class Heaps(NamedTuple):
+    """Trees in heap order (node h has children 2h + 1 and 2h + 2), one row per tree (T, H).
+
+    ``feature`` is the feature split on (-1 at a leaf), ``threshold`` the cut value (go left
+    when ``x <= threshold``; NaN at a leaf), ``exists`` whether the node is in the tree.
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    exists: np.ndarray
+
+
+class LevelSplit(NamedTuple):
+    """The split chosen at every node of one level (nodes ordered t * L + j).
+
+    ``split``: whether the node splits; ``feature``: on which feature; ``bin``: at which bin
+    (a sample goes right when its bin code is larger).
+    """
+
+    split: np.ndarray
+    feature: np.ndarray
+    bin: np.ndarray
+
+
+class BinScores(NamedTuple):
+    """The scores of every (node, bin) threshold of one candidate (-inf where a side would be
+    empty) and the node totals read off the same histogram: samples per node and impurity."""
+
+    score: np.ndarray
+    n_node: np.ndarray
+    impure: np.ndarray
 
 
 def bin_features(X: np.ndarray, max_bins: int = MAX_BINS) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -110,101 +145,120 @@ class HistForest:
         return cand
 
     # -- one batch ---------------------------------------------------------------------------
-    def grow_batch(self, seed: int, T: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(feature, threshold, exists) of T trees, each (T, 2**(D+1) - 1) in heap order."""
+    def grow_batch(self, seed: int, T: int) -> Heaps:
+        """T trees grown level by level from ``seed``: (feature, threshold, exists) heaps."""
         rng = np.random.default_rng(seed)
-        D, k, B, d, C = self.max_depth, self.k, self.B, self.n_features, self.C
-        feature, threshold, exists = self._empty_heaps(T)
+        heaps = self._empty_heaps(T)
         rows = rng.integers(0, self.n_samples, T * self.m).astype(np.int64)
         tn = np.repeat(np.arange(T, dtype=np.int64), self.m)  # t * L + node within the level
-        for level in range(D):
+        for level in range(self.max_depth):
             if rows.size == 0:
                 break
-            L = 2**level
-            TL = T * L
-            cand = self._candidates(rng, TL).astype(np.int64)  # (TL, k)
-            rd = rows * d
-            base = tn * B
-            if self.classification:
-                base += self.ycode[rows] * (TL * B)
-                width = C * TL * B
-            else:
-                yv = self.y[rows]
-                width = TL * B
-                s2 = np.bincount(tn, weights=yv * yv, minlength=TL)
-            best_score = np.full(TL, -np.inf)
-            best_c = np.zeros(TL, dtype=np.int64)
-            best_b = np.zeros(TL, dtype=np.int64)
-            ar = np.arange(TL)
-            for c in range(k):  # one 1-D pass per candidate slot (k = ceil(sqrt(d)))
-                key = self.codes_flat[rd + cand[:, c][tn]] + base
-                if self.classification:
-                    left = np.cumsum(np.bincount(key, minlength=width).reshape(C, TL, B), axis=2, dtype=np.float64)
-                    total = left[:, :, -1:]
-                    right = total - left
-                    nl = left.sum(0)
-                    nr = right.sum(0)
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        score = np.einsum("cjb,cjb->jb", left, left) / nl
-                        score += np.einsum("cjb,cjb->jb", right, right) / nr
-                    if c == 0:
-                        node_tot = total[:, :, 0]  # (C, TL)
-                        n_node = node_tot.sum(0)
-                        impure = node_tot.max(0) < n_node
-                else:
-                    nl = np.cumsum(np.bincount(key, minlength=width).reshape(TL, B), axis=1, dtype=np.float64)
-                    sl = np.cumsum(np.bincount(key, weights=yv, minlength=width).reshape(TL, B), axis=1)
-                    nr = nl[:, -1:] - nl
-                    sr = sl[:, -1:] - sl
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        score = sl * sl / nl + sr * sr / nr
-                    if c == 0:
-                        n_node = nl[:, -1]
-                        s_node = sl[:, -1]
-                        with np.errstate(divide="ignore", invalid="ignore"):
-                            var = s2 / n_node - (s_node / n_node) ** 2
-                        impure = var > self.var_tol
-                score[(nl == 0) | (nr == 0)] = -np.inf
-                b = np.argmax(score, axis=1)
-                sc = score[ar, b]
-                better = sc > best_score
-                best_score[better] = sc[better]
-                best_c[better] = c
-                best_b[better] = b[better]
-            split = np.isfinite(best_score) & impure & (n_node >= 2)
-            bb = best_b
-            fstar = cand[ar, best_c]
-            split = self._record_level(feature, threshold, exists, level, split, fstar, bb)
+            cand = self._candidates(rng, T * 2**level).astype(np.int64)  # (TL, k)
+            best = self._best_splits(rows, tn, cand)
+            split = self._record_level(heaps, level, best)
             # route samples; samples of nodes that did not split are done
             keep = split[tn]
             rows, tn = rows[keep], tn[keep]
-            go_right = self.codes_flat[rows * d + fstar[tn]] > bb[tn]
+            go_right = self.codes_flat[rows * self.n_features + best.feature[tn]] > best.bin[tn]
             tn = 2 * tn + go_right  # node id within the next level: t * 2L + 2j + side
-        return feature, threshold, exists
+        return heaps
 
-    def _empty_heaps(self, T: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _best_splits(self, rows, tn, cand) -> LevelSplit:
+        """The best binned split of every node of a level among its candidates (first on ties).
+
+        ``rows`` are the bootstrap rows still in the trees and ``tn`` their nodes; one 1-D
+        histogram pass per candidate slot (k = ceil(sqrt(d)) of them).  A node splits when a
+        valid split exists, it is impure and it holds at least 2 samples.
+        """
+        TL = cand.shape[0]
+        base = tn * self.B
+        if self.classification:
+            base += self.ycode[rows] * (TL * self.B)
+            scores = functools.partial(self._gini_scores, TL=TL)
+        else:
+            yv = self.y[rows]
+            s2 = np.bincount(tn, weights=yv * yv, minlength=TL)
+            scores = functools.partial(self._variance_scores, yv=yv, s2=s2, TL=TL)
+        rd = rows * self.n_features
+        best_score = np.full(TL, -np.inf)
+        best_c = np.zeros(TL, dtype=np.int64)
+        best_b = np.zeros(TL, dtype=np.int64)
+        ar = np.arange(TL)
+        node = None
+        for c in range(self.k):
+            slot = scores(self.codes_flat[rd + cand[:, c][tn]] + base)
+            node = node if node is not None else slot  # node totals: from the first slot
+            b = np.argmax(slot.score, axis=1)
+            sc = slot.score[ar, b]
+            better = sc > best_score
+            best_score[better] = sc[better]
+            best_c[better] = c
+            best_b[better] = b[better]
+        split = np.isfinite(best_score) & node.impure & (node.n_node >= 2)
+        return LevelSplit(split=split, feature=cand[ar, best_c], bin=best_b)
+
+    def _gini_scores(self, key, TL: int) -> BinScores:
+        """Gini scores (TL, B) of one candidate slot from the (class, node, bin) keys of the rows.
+
+        The score of a threshold is ``sum_c nl_c**2 / nl + sum_c nr_c**2 / nr``, the part of
+        the weighted Gini impurity decrease that depends on the split (higher is better).
+        """
+        C, B = self.C, self.B
+        left = np.cumsum(np.bincount(key, minlength=C * TL * B).reshape(C, TL, B), axis=2, dtype=np.float64)
+        total = left[:, :, -1:]
+        right = total - left
+        nl = left.sum(0)
+        nr = right.sum(0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = np.einsum("cjb,cjb->jb", left, left) / nl
+            score += np.einsum("cjb,cjb->jb", right, right) / nr
+        score[(nl == 0) | (nr == 0)] = -np.inf
+        node_tot = total[:, :, 0]  # (C, TL)
+        n_node = node_tot.sum(0)
+        return BinScores(score=score, n_node=n_node, impure=node_tot.max(0) < n_node)
+
+    def _variance_scores(self, key, yv, s2, TL: int) -> BinScores:
+        """Squared-error scores (TL, B) of one candidate slot from the (node, bin) keys of the rows.
+
+        The score of a threshold is ``sl**2 / nl + sr**2 / nr`` (sums of y on each side), the
+        part of the squared-error decrease that depends on the split (higher is better).
+        """
+        width = TL * self.B
+        nl = np.cumsum(np.bincount(key, minlength=width).reshape(TL, self.B), axis=1, dtype=np.float64)
+        sl = np.cumsum(np.bincount(key, weights=yv, minlength=width).reshape(TL, self.B), axis=1)
+        nr = nl[:, -1:] - nl
+        sr = sl[:, -1:] - sl
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = sl * sl / nl + sr * sr / nr
+        score[(nl == 0) | (nr == 0)] = -np.inf
+        n_node = nl[:, -1]
+        s_node = sl[:, -1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = s2 / n_node - (s_node / n_node) ** 2
+        return BinScores(score=score, n_node=n_node, impure=var > self.var_tol)
+
+    def _empty_heaps(self, T: int) -> Heaps:
         """Empty (feature, threshold, exists) heaps of T root-only trees, one copy for both growers."""
         H = 2 ** (self.max_depth + 1) - 1
-        feature = np.full((T, H), -1, dtype=np.int64)
-        threshold = np.full((T, H), np.nan)
         exists = np.zeros((T, H), dtype=bool)
         exists[:, 0] = True
-        return feature, threshold, exists
+        return Heaps(feature=np.full((T, H), -1, dtype=np.int64), threshold=np.full((T, H), np.nan), exists=exists)
 
-    def _record_level(self, feature, threshold, exists, level: int, split, fstar, bb) -> np.ndarray:
+    def _record_level(self, heaps: Heaps, level: int, best: LevelSplit) -> np.ndarray:
         """Write a level's splits into the heaps (one copy for both growers); returns the split kept."""
-        T, L = feature.shape[0], 2**level
+        T, L = heaps.feature.shape[0], 2**level
         heap = (2**level - 1) + np.arange(L)
-        split = split & exists[:, heap].ravel()
-        feature[:, heap] = np.where(split, fstar, -1).reshape(T, L)
+        split = best.split & heaps.exists[:, heap].ravel()
+        heaps.feature[:, heap] = np.where(split, best.feature, -1).reshape(T, L)
         thr = np.full(T * L, np.nan)
         ids = np.flatnonzero(split)
-        thr[ids] = self._cut_values(fstar[ids], bb[ids])
-        threshold[:, heap] = thr.reshape(T, L)
+        thr[ids] = self._cut_values(best.feature[ids], best.bin[ids])
+        heaps.threshold[:, heap] = thr.reshape(T, L)
         child = (2 ** (level + 1) - 1) + 2 * np.arange(L)
         sp_tl = split.reshape(T, L)
-        exists[:, child] = sp_tl
-        exists[:, child + 1] = sp_tl
+        heaps.exists[:, child] = sp_tl
+        heaps.exists[:, child + 1] = sp_tl
         return split
 
     def _cut_values(self, feats: np.ndarray, bins: np.ndarray) -> np.ndarray:

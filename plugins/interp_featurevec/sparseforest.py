@@ -9,10 +9,43 @@ per column) instead of (nodes x candidates x rows), which makes 50,000 sparse fe
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.sparse as sp
 
-from .histforest import MAX_BINS, HistForest
+from .histforest import MAX_BINS, BinScores, Heaps, HistForest, LevelSplit
+
+
+class _Alive(NamedTuple):
+    """The (tree, row) cells still in a tree at a level, with their node (t * L + j) and weight."""
+
+    tree: np.ndarray
+    row: np.ndarray
+    node: np.ndarray
+    weight: np.ndarray
+
+    @classmethod
+    def of(cls, node: np.ndarray, w: np.ndarray, L: int) -> "_Alive":
+        tree, row = np.nonzero(node >= 0)
+        return cls(tree=tree, row=row, node=tree * L + node[tree, row], weight=w[tree, row])
+
+
+class _Cells(NamedTuple):
+    """Non-zero cells of the candidate columns inside their node: the (node, candidate) slot,
+    the position in the CSC data, the row and the row's bootstrap weight in the tree."""
+
+    slot: np.ndarray
+    pos: np.ndarray
+    row: np.ndarray
+    weight: np.ndarray
+
+
+def _accumulate_bins(hist: np.ndarray) -> np.ndarray:
+    """Cumulative sums over the bins axis (-2), in place, one bin at a time (no copy)."""
+    for b in range(1, hist.shape[-2]):
+        hist[..., b, :] += hist[..., b - 1, :]
+    return hist
 
 
 def _ragged(starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,102 +119,132 @@ class SparseHistForest(HistForest):
         by_rows = 4_000_000 // max(1, self.n_samples)
         self.batch = int(max(1, min(by_hist, by_rows, 4096)))
 
-    def grow_batch(self, seed: int, T: int):
+    def grow_batch(self, seed: int, T: int) -> Heaps:
+        """T trees grown level by level from ``seed``, as ``HistForest.grow_batch``.
+
+        ``w`` (T, n) counts how often each row was drawn into each tree's bootstrap and ``node``
+        (T, n) is the node of the current level that holds it (-1: not in the tree).
+        """
         rng = np.random.default_rng(seed)
-        D, k, B, C, n = self.max_depth, self.k, self.B, self.C, self.n_samples
-        feature, threshold, exists = self._empty_heaps(T)
+        n = self.n_samples
+        heaps = self._empty_heaps(T)
         rows = rng.integers(0, n, (T, self.m))
         w = np.zeros((T, n))
         np.add.at(w, (np.repeat(np.arange(T), self.m), rows.ravel()), 1.0)
-        node = np.where(w > 0, 0, -1)  # (T, n): node within the level, -1 = not in the tree
-        yc = self.ycode if self.classification else None
-        for level in range(D):
+        node = np.where(w > 0, 0, -1)
+        for level in range(self.max_depth):
             L = 2**level
-            TL = T * L
-            alive_t, alive_r = np.nonzero(node >= 0)
-            if alive_t.size == 0:
+            alive = _Alive.of(node, w, L)
+            if alive.tree.size == 0:
                 break
-            node_flat = node.ravel()
-            w_flat = w.ravel()
-            tl_alive = alive_t * L + node[alive_t, alive_r]
-            wa = w[alive_t, alive_r]
-            cand = self._candidates(rng, TL).astype(np.int64)  # (TL, k)
-            # non-zero cells of every (node, candidate): ragged expansion over the columns
-            f_flat = cand.ravel()
-            slot_id, pos = _ragged(self.indptr[f_flat], self.nnz[f_flat])
-            r_e = self.indices[pos]
-            tl_e = slot_id // k
-            t_e = tl_e // L
-            flat = t_e * n + r_e  # cell (tree, row) in the (T, n) arrays
-            here = node_flat[flat] == tl_e - t_e * L
-            slot_id, pos, r_e, flat = slot_id[here], pos[here], r_e[here], flat[here]
-            w_e = w_flat[flat]
-            S = TL * k
-            key = self.nz_codes[pos].astype(np.int64) * S + slot_id  # bins-major layout (B, S)
-            zc = self.zero_code[cand.ravel()]  # (S,)
-            ar_s = np.arange(S)
-            if self.classification:
-                size = B * S
-                hist = np.bincount(yc[r_e] * size + key, weights=w_e, minlength=C * size).reshape(C, B, S)
-                nz_tot = np.bincount(yc[r_e] * S + slot_id, weights=w_e, minlength=C * S).reshape(C, S)
-                node_tot = np.bincount(yc[alive_r] * TL + tl_alive, weights=wa, minlength=C * TL).reshape(C, TL)
-                hist[:, zc, ar_s] += np.repeat(node_tot, k, axis=1) - nz_tot
-                left = hist
-                for b in range(1, B):  # cumulative sum over the (few) bins, row by row
-                    left[:, b] += left[:, b - 1]
-                right = left[:, -1:, :] - left
-                nl, nr = left.sum(0), right.sum(0)
-                sq_l = left[0] * left[0]
-                sq_r = right[0] * right[0]
-                for c in range(1, C):
-                    sq_l += left[c] * left[c]
-                    sq_r += right[c] * right[c]
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    sq_l /= nl
-                    sq_r /= nr
-                score = sq_l + sq_r
-                n_node = node_tot.sum(0)
-                impure = node_tot.max(0) < n_node
-            else:
-                yv = self.y
-                cnt = np.bincount(key, weights=w_e, minlength=B * S).reshape(B, S)
-                sm = np.bincount(key, weights=w_e * yv[r_e], minlength=B * S).reshape(B, S)
-                n_node = np.bincount(tl_alive, weights=wa, minlength=TL)
-                s_node = np.bincount(tl_alive, weights=wa * yv[alive_r], minlength=TL)
-                s2 = np.bincount(tl_alive, weights=wa * yv[alive_r] ** 2, minlength=TL)
-                cnt[zc, ar_s] += np.repeat(n_node, k) - np.bincount(slot_id, weights=w_e, minlength=S)
-                sm[zc, ar_s] += np.repeat(s_node, k) - np.bincount(slot_id, weights=w_e * yv[r_e], minlength=S)
-                nl, sl = cnt, sm
-                for b in range(1, B):
-                    nl[b] += nl[b - 1]
-                    sl[b] += sl[b - 1]
-                nr, sr = nl[-1:] - nl, sl[-1:] - sl
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    score = sl * sl / nl + sr * sr / nr
-                    var = s2 / n_node - (s_node / n_node) ** 2
-                impure = var > self.var_tol
-            score[(nl <= 0.5) | (nr <= 0.5)] = -np.inf
-            b_slot = np.argmax(score, axis=0)  # best bin of every (node, candidate)
-            s_slot = score[b_slot, ar_s].reshape(TL, k)
-            bc = np.argmax(s_slot, axis=1)  # best candidate (first on ties, as HistForest)
-            ar = np.arange(TL)
-            split = np.isfinite(s_slot[ar, bc]) & impure & (n_node >= 2)
-            bb = b_slot.reshape(TL, k)[ar, bc]
-            fstar = cand[ar, bc]
-            split = self._record_level(feature, threshold, exists, level, split, fstar, bb)
-            # route: every alive row first takes the side of a 0 value, non-zeros then override
-            go = np.zeros_like(node)
-            keep = split[tl_alive]
-            at, ar_r, tla = alive_t[keep], alive_r[keep], tl_alive[keep]
-            go[at, ar_r] = self.zero_code[fstar[tla]] > bb[tla]
-            sn = np.flatnonzero(split)
-            gid, pos = _ragged(self.indptr[fstar[sn]], self.nnz[fstar[sn]])
-            r_e = self.indices[pos]
-            tl_e = sn[gid]
-            t_e, j_e = np.divmod(tl_e, L)
-            here = node[t_e, r_e] == j_e
-            go[t_e[here], r_e[here]] = self.nz_codes[pos[here]] > bb[tl_e[here]]
-            new = np.full_like(node, -1)
-            new[at, ar_r] = 2 * node[at, ar_r] + go[at, ar_r]
-            node = new
-        return feature, threshold, exists
+            cand = self._candidates(rng, T * L).astype(np.int64)  # (TL, k)
+            best = self._best_splits(node, w, alive, cand, L)
+            split = self._record_level(heaps, level, best)
+            node = self._route(node, alive, split, best, L)
+        return heaps
+
+    def _cells(self, node, w, cand, L: int) -> _Cells:
+        """The non-zero cells of every (node, candidate) slot: ragged expansion over the columns."""
+        k, n = self.k, self.n_samples
+        slot, pos = _ragged(self.indptr[cand.ravel()], self.nnz[cand.ravel()])
+        row = self.indices[pos]
+        tl = slot // k
+        t = tl // L
+        flat = t * n + row  # cell (tree, row) in the (T, n) arrays
+        here = node.ravel()[flat] == tl - t * L
+        slot, pos, row, flat = slot[here], pos[here], row[here], flat[here]
+        return _Cells(slot=slot, pos=pos, row=row, weight=w.ravel()[flat])
+
+    def _best_splits(self, node, w, alive: _Alive, cand, L: int) -> LevelSplit:
+        """The best binned split of every node of a level among its candidates (first on ties).
+
+        Histograms are laid out bins-major, (B, S) over the S = TL * k (node, candidate) slots;
+        the zero cells of a slot are its node total minus its non-zero cells, added to the bin
+        that holds 0.
+        """
+        TL, k = cand.shape
+        cells = self._cells(node, w, cand, L)
+        S = TL * k
+        key = self.nz_codes[cells.pos].astype(np.int64) * S + cells.slot
+        zero_bin = self.zero_code[cand.ravel()]  # (S,)
+        if self.classification:
+            scores = self._gini_scores(cells, key, zero_bin, alive, TL)
+        else:
+            scores = self._variance_scores(cells, key, zero_bin, alive, TL)
+        ar_s = np.arange(S)
+        b_slot = np.argmax(scores.score, axis=0)  # best bin of every (node, candidate)
+        s_slot = scores.score[b_slot, ar_s].reshape(TL, k)
+        bc = np.argmax(s_slot, axis=1)  # best candidate (first on ties, as HistForest)
+        ar = np.arange(TL)
+        split = np.isfinite(s_slot[ar, bc]) & scores.impure & (scores.n_node >= 2)
+        return LevelSplit(split=split, feature=cand[ar, bc], bin=b_slot.reshape(TL, k)[ar, bc])
+
+    def _gini_scores(self, cells: _Cells, key, zero_bin, alive: _Alive, TL: int) -> BinScores:
+        """Gini scores (B, S) of every slot (the criterion of ``HistForest._gini_scores``)."""
+        C, B, k = self.C, self.B, self.k
+        S = TL * k
+        size = B * S
+        yc = self.ycode
+        ar_s = np.arange(S)
+        hist = np.bincount(yc[cells.row] * size + key, weights=cells.weight, minlength=C * size).reshape(C, B, S)
+        nz_tot = np.bincount(yc[cells.row] * S + cells.slot, weights=cells.weight, minlength=C * S).reshape(C, S)
+        node_tot = np.bincount(yc[alive.row] * TL + alive.node, weights=alive.weight,
+                               minlength=C * TL).reshape(C, TL)
+        hist[:, zero_bin, ar_s] += np.repeat(node_tot, k, axis=1) - nz_tot
+        left = _accumulate_bins(hist)
+        right = left[:, -1:, :] - left
+        nl, nr = left.sum(0), right.sum(0)
+        sq_l = left[0] * left[0]
+        sq_r = right[0] * right[0]
+        for c in range(1, C):
+            sq_l += left[c] * left[c]
+            sq_r += right[c] * right[c]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sq_l /= nl
+            sq_r /= nr
+        score = sq_l + sq_r
+        score[(nl <= 0.5) | (nr <= 0.5)] = -np.inf
+        n_node = node_tot.sum(0)
+        return BinScores(score=score, n_node=n_node, impure=node_tot.max(0) < n_node)
+
+    def _variance_scores(self, cells: _Cells, key, zero_bin, alive: _Alive, TL: int) -> BinScores:
+        """Squared-error scores (B, S) of every slot (the criterion of ``HistForest._variance_scores``)."""
+        B, k, yv = self.B, self.k, self.y
+        S = TL * k
+        ar_s = np.arange(S)
+        y_cells = cells.weight * yv[cells.row]
+        cnt = np.bincount(key, weights=cells.weight, minlength=B * S).reshape(B, S)
+        sm = np.bincount(key, weights=y_cells, minlength=B * S).reshape(B, S)
+        n_node = np.bincount(alive.node, weights=alive.weight, minlength=TL)
+        s_node = np.bincount(alive.node, weights=alive.weight * yv[alive.row], minlength=TL)
+        s2 = np.bincount(alive.node, weights=alive.weight * yv[alive.row] ** 2, minlength=TL)
+        cnt[zero_bin, ar_s] += np.repeat(n_node, k) - np.bincount(cells.slot, weights=cells.weight, minlength=S)
+        sm[zero_bin, ar_s] += np.repeat(s_node, k) - np.bincount(cells.slot, weights=y_cells, minlength=S)
+        nl, sl = _accumulate_bins(cnt), _accumulate_bins(sm)
+        nr, sr = nl[-1:] - nl, sl[-1:] - sl
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = sl * sl / nl + sr * sr / nr
+            var = s2 / n_node - (s_node / n_node) ** 2
+        score[(nl <= 0.5) | (nr <= 0.5)] = -np.inf
+        return BinScores(score=score, n_node=n_node, impure=var > self.var_tol)
+
+    def _route(self, node, alive: _Alive, split, best: LevelSplit, L: int) -> np.ndarray:
+        """Every row's node at the next level (-1 once its node stopped splitting).
+
+        A row of a splitting node first takes the side of a 0 value; its non-zero cells in the
+        split feature then override that.
+        """
+        go = np.zeros_like(node)
+        keep = split[alive.node]
+        at, ar_r, tla = alive.tree[keep], alive.row[keep], alive.node[keep]
+        go[at, ar_r] = self.zero_code[best.feature[tla]] > best.bin[tla]
+        sn = np.flatnonzero(split)
+        gid, pos = _ragged(self.indptr[best.feature[sn]], self.nnz[best.feature[sn]])
+        r_e = self.indices[pos]
+        tl_e = sn[gid]
+        t_e, j_e = np.divmod(tl_e, L)
+        here = node[t_e, r_e] == j_e
+        go[t_e[here], r_e[here]] = self.nz_codes[pos[here]] > best.bin[tl_e[here]]
+        new = np.full_like(node, -1)
+        new[at, ar_r] = 2 * node[at, ar_r] + go[at, ar_r]
+        return new

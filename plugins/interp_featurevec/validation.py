@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from interp.errors import InputError
+from interp.preprocessing import infer_task
 
 from .estimator import FeatureVectors
 
@@ -99,8 +100,7 @@ def knockoff_angle_test(X, y, n_permutations: int = 10_000, random_state=None, k
 
 # -- SSS / SDS -----------------------------------------------------------------------------------
 def _is_classification(y) -> bool:
-    est = FeatureVectors()
-    return est._resolve_task(np.asarray(y)) == "classification"
+    return infer_task(y) == "classification"
 
 
 def _default_model(classification: bool, random_state):

@@ -10,8 +10,8 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
 
 from interp import InputError
-from interp_featurevec import FeatureVectors, embed_matrix
-from interp_featurevec.embedding import fix_signs
+from interp_featurevec import FeatureVectors, feature_map
+from interp_featurevec.embedding import CooccurrenceSVD, fix_signs
 from interp_featurevec.synthetic import exchangeable_pairs, sparse_wide
 
 
@@ -45,26 +45,29 @@ def test_exchangeable_pairs_share_direction(pairs_fit):
 def test_identical_cooccurrence_patterns_give_identical_vectors():
     # rows 0 and 1 are exchangeable and interchangeable at every slot (M00 = M01 = M11)
     M = np.array([[4, 4, 9, 1, 0], [4, 4, 9, 1, 0], [9, 9, 2, 5, 1], [1, 1, 5, 6, 3], [0, 0, 1, 3, 2]], float)
-    out = embed_matrix(sp.csr_matrix(M))
-    np.testing.assert_allclose(out["embedding"][0], out["embedding"][1], atol=1e-12)
-    assert out["importances"].max() == pytest.approx(1.0)
+    out = feature_map(sp.csr_matrix(M))
+    np.testing.assert_allclose(out.embedding[0], out.embedding[1], atol=1e-12)
+    assert out.importances.max() == pytest.approx(1.0)
 
 
 def test_embedding_matches_dense_svd():
     rng = np.random.default_rng(0)
     A = rng.poisson(3.0, size=(7, 7)).astype(float)
     M = A + A.T
-    out = embed_matrix(sp.csr_matrix(M))
+    out = feature_map(sp.csr_matrix(M))
     U, s, Vt = np.linalg.svd(M)
-    np.testing.assert_allclose(out["singular_values"], s[:2], rtol=1e-10)
+    np.testing.assert_allclose(out.singular_values, s[:2], rtol=1e-10)
     Z = fix_signs(U[:, :2]) * s[:2]
-    np.testing.assert_allclose(out["embedding"], Z / np.linalg.norm(Z, axis=1).max(), atol=1e-10)
-    np.testing.assert_allclose(out["explained_variance_ratio"], s[:2] ** 2 / (s**2).sum(), rtol=1e-10)
+    np.testing.assert_allclose(out.embedding, Z / np.linalg.norm(Z, axis=1).max(), atol=1e-10)
+    np.testing.assert_allclose(out.explained_variance_ratio, s[:2] ** 2 / (s**2).sum(), rtol=1e-10)
     # sign convention: axis 1 sums positive, axis 2's largest-magnitude entry positive
-    E = out["embedding"]
+    E = out.embedding
     assert E[:, 0].sum() > 0
     assert E[np.argmax(np.abs(E[:, 1])), 1] > 0
-    np.testing.assert_allclose(out["angles"], np.degrees(np.arctan2(E[:, 1], E[:, 0])))
+    np.testing.assert_allclose(out.angles, np.degrees(np.arctan2(E[:, 1], E[:, 0])))
+    # the registered embedding gives the unscaled U * S and the same dense result
+    raw = CooccurrenceSVD().features(M)
+    np.testing.assert_allclose(raw.vectors, Z, atol=1e-10)
 
 
 def test_same_seed_same_result_whatever_n_jobs():

@@ -10,14 +10,16 @@ from sklearn.ensemble import RandomForestRegressor
 
 import interp
 from interp.runner import RunContext, run_method
+from interp_featurevec import FeatureVectors
 
 
 def test_registered_components():
     reg = interp.get_registry()
     assert reg.methods["featurevec"].plugin == "featurevec"
-    assert reg.embeddings["featurevec"].plugin == "featurevec"
+    assert reg.embeddings["svd"].plugin == "featurevec"
+    assert isinstance(reg.embeddings["svd"], interp.Embedding)
     flags = {o.flag for o in reg.methods["featurevec"].options}
-    assert {"--paths", "--window", "--depth", "--plot"} <= flags
+    assert {"--paths", "--window", "--depth", "--plot", "--embedding"} <= flags
 
 
 def test_embedding_hook_on_a_fitted_forest():
@@ -25,9 +27,12 @@ def test_embedding_hook_on_a_fitted_forest():
     X = rng.normal(size=(200, 4))
     y = X[:, 0] + X[:, 1] * X[:, 2]
     rf = RandomForestRegressor(n_estimators=30, max_depth=3, random_state=0).fit(X, y)
-    Z = interp.get_registry().embeddings["featurevec"].embed(rf, X)
+    fv = FeatureVectors(estimator=rf, embedding="svd").fit(X)
+    Z = interp.get_registry().embeddings["svd"].features(fv.cooccurrence_).vectors
     assert Z.shape == (4, 2)
     assert np.argmax(np.linalg.norm(Z, axis=1)) in (0, 1, 2)
+    np.testing.assert_array_equal(fv.embedding_, Z / np.linalg.norm(Z, axis=1).max())
+    assert fv.embedder_.name == "svd" and fv.embedder_.plugin == "featurevec"
 
 
 def test_run_on_breast_cancer(tmp_path):
@@ -62,7 +67,9 @@ def test_run_regression_from_frame():
 
 @pytest.mark.parametrize(
     "options, message",
-    [({"window": 0}, "--window"), ({"paths": 0}, "--paths"), ({"depth": "deep"}, "--depth")],
+    [({"window": 0}, "--window"), ({"paths": 0}, "--paths"), ({"depth": "deep"}, "--depth"),
+     ({"top_k": 0}, "--top-k"), ({"bootstrap": -1}, "--bootstrap"),
+     ({"embedding": "nope"}, "unknown embedding 'nope'; registered: .*svd")],
 )
 def test_bad_options(options, message):
     data = interp.load_dataset("breast-cancer")

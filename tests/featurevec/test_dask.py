@@ -1,4 +1,4 @@
-"""Parallel work runs on a Dask cluster through joblib and gives the same numbers as n_jobs=1."""
+"""Feature Vectors grows its trees on a Dask cluster through joblib, with the numbers of n_jobs=1."""
 
 import numpy as np
 import pytest

@@ -1,0 +1,67 @@
+"""What a person reads from a fitted ``FeatureVectors``: summary, ranking table, JSON payload.
+
+The picture itself is drawn by ``plots.plot_feature_vectors``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from interp import Table, Text
+
+from .embedding import SIGN_CONVENTION, CooccurrenceSVD
+
+
+def summary(est) -> Text:
+    """Where the vectors come from (paths, trees, window, embedding) and how much they explain."""
+    depth = f" of depth {est.max_depth_}" if est.max_depth_ is not None else ""
+    lines = [f"Feature Vectors: {est.n_paths_} paths from {est.n_trees_} trees{depth}, window {est.window}, "
+             f"embedding {est.embedder_.name}"]
+    evr = est.explained_variance_ratio_
+    if evr is None:
+        lines.append(f"explained variance: not given by embedding {est.embedder_.name!r}")
+    else:
+        lines.append(f"explained variance (2-D): {100 * evr[0]:.1f}% + {100 * evr[1]:.1f}% "
+                     f"= {100 * evr.sum():.1f}%")
+    return Text("\n".join(lines))
+
+
+def ranking(est, names) -> Table:
+    """Features by decreasing importance, with their angles (degrees)."""
+    rows = [(rank, names[i], float(est.importances_[i]), float(est.angles_[i]))
+            for rank, i in enumerate(est.ranking(), 1)]
+    return Table(("rank", "feature", "importance", "angle"), rows)
+
+
+def metrics(est) -> dict:
+    """The run's numbers: 2-D explained variance (when the embedding gives it), trees, paths."""
+    out = {}
+    if est.explained_variance_ratio_ is not None:
+        out["explained_variance_2d"] = float(est.explained_variance_ratio_.sum())
+    out["n_trees"] = est.n_trees_
+    out["n_paths"] = est.n_paths_
+    return out
+
+
+def payload(est, names) -> dict:
+    """Every feature's importance, angle and vector, and what the fit used (JSON values)."""
+    out = {
+        "features": [
+            {"feature": names[i], "importance": float(est.importances_[i]), "angle": float(est.angles_[i]),
+             "vector": [float(v) for v in est.embedding_[i]]}
+            for i in est.ranking()
+        ],
+        "explained_variance_ratio": est.explained_variance_ratio_,
+        "singular_values": est.singular_values_,
+        "n_trees": est.n_trees_,
+        "n_paths": est.n_paths_,
+        "task": est.task_,
+        "embedding": est.embedder_.name,
+    }
+    if isinstance(est.embedder_, CooccurrenceSVD):
+        out["sign_convention"] = SIGN_CONVENTION
+    spread = getattr(est, "bootstrap_embeddings_", None)
+    if spread is not None:
+        ang = np.degrees(np.arctan2(spread[:, :, 1], spread[:, :, 0]))
+        out["bootstrap_angle_sd"] = {names[i]: float(ang[:, i].std()) for i in range(len(names))}
+    return out

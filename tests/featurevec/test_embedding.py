@@ -1,0 +1,143 @@
+"""The embedding step goes through the embeddings catalogue, and a fitted model keeps its embedding."""
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+
+import interp
+from interp.testing import registered
+from interp_featurevec import CooccurrenceSVD, FeatureVectors
+
+
+class FirstTwoCounts(interp.Embedding):
+    """Each feature's co-occurrence counts with features 0 and 1 (no explained variance)."""
+
+    name = "firsttwo"
+
+    def embed(self, matrix):
+        return np.asarray(matrix.toarray())[:, :2]
+
+
+class ThreeD(interp.Embedding):
+    name = "threed"
+
+    def embed(self, matrix):
+        return np.ones((matrix.shape[0], 3))
+
+
+class InlinePlugin:
+    @interp.hookimpl
+    def register_embeddings(self, register):
+        register(FirstTwoCounts())
+
+
+def _expected(fv):
+    Z = fv.cooccurrence_.toarray()[:, :2]
+    return Z / np.linalg.norm(Z, axis=1).max()
+
+
+@pytest.fixture(scope="module")
+def bc():
+    return load_breast_cancer(return_X_y=True)
+
+
+def test_a_registered_embedding_is_used_by_feature_vectors(bc):
+    X, y = bc
+    with registered(InlinePlugin(), "inline"):
+        fv = FeatureVectors(n_paths=1000, random_state=0, embedding="firsttwo").fit(X, y)
+    assert fv.embedder_.name == "firsttwo" and fv.embedder_.plugin == "inline"
+    np.testing.assert_array_equal(fv.embedding_, _expected(fv))
+    np.testing.assert_allclose(fv.importances_, np.linalg.norm(fv.embedding_, axis=1))
+    assert fv.importances_.max() == 1.0
+    # not a factorisation: nothing to say about explained variance, and the picture says nothing
+    assert fv.explained_variance_ratio_ is None and fv.singular_values_ is None
+    assert "explained variance" not in fv.plot(top_k=3).axes[0].get_title()
+    assert fv.bootstrap(2, random_state=0).shape == (2, 30, 2)  # re-embeds with the stored embedder
+
+
+def test_the_builtin_embedding_passes_the_contract_checker():
+    from interp.testing import check_embedding
+
+    check_embedding(interp.get_registry().embeddings["svd"])
+
+
+def test_the_default_is_the_registered_svd(bc):
+    X, y = bc
+    by_name = FeatureVectors(n_paths=1000, random_state=0).fit(X, y)
+    assert by_name.embedder_ == interp.get_registry().embeddings["svd"]
+    given = FeatureVectors(n_paths=1000, random_state=0, embedding=CooccurrenceSVD()).fit(X, y)
+    np.testing.assert_array_equal(given.embedding_, by_name.embedding_)
+    np.testing.assert_array_equal(given.explained_variance_ratio_, by_name.explained_variance_ratio_)
+
+
+@pytest.mark.parametrize("embedding, message", [
+    ("nope", "unknown embedding 'nope'; registered: .*svd"),
+    (3, "embedding must be a registered embedding's name or an interp.Embedding, got 3"),
+    (ThreeD(), "embedding 'threed' gives 3-D vectors; Feature Vectors needs 2-D ones"),
+])
+def test_bad_embedding_is_one_line(bc, embedding, message):
+    X, y = bc
+    with pytest.raises(interp.InputError, match=message) as info:
+        FeatureVectors(n_paths=200, random_state=0, embedding=embedding).fit(X, y)
+    assert "\n" not in str(info.value)
+
+
+def test_cli_embedding_option(run):
+    data = interp.load_dataset("breast-cancer")
+    with registered(InlinePlugin(), "inline"):
+        result = run("run", "--plugin", "featurevec", "--dataset", "breast-cancer", "--paths", 500,
+                     "--embedding", "firsttwo", "--format", "json", "--quiet")
+        fv = FeatureVectors(n_paths=500, random_state=0, embedding="firsttwo").fit(data.frame(), data.y)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["params"]["embedding"] == out["explanation"]["embedding"] == "firsttwo"
+    assert out["explanation"]["explained_variance_ratio"] is None
+    assert "explained_variance_2d" not in out["metrics"]
+    assert "sign_convention" not in out["explanation"]
+    expected = _expected(fv)
+    for row in out["explanation"]["features"]:
+        i = data.feature_names.index(row["feature"])
+        assert row["vector"] == expected[i].tolist()
+    assert "explained variance: not given by embedding 'firsttwo'" in out["text"]
+
+
+def _describe(fv):
+    """What a fitted model shows: vectors, ranking, the picture's labels and points, a bootstrap."""
+    ax = fv.plot(top_k=8).axes[0]
+    return {
+        "embedding": fv.embedding_.tolist(),
+        "ranking": fv.ranking().tolist(),
+        "evr": fv.explained_variance_ratio_.tolist(),
+        "labels": [[t.get_text(), list(map(float, t.get_position())), list(map(float, t.xy))] for t in ax.texts],
+        "points": ax.collections[0].get_offsets().tolist(),
+        "title": ax.get_title(),
+        "bootstrap": fv.bootstrap(3, random_state=0).tolist(),
+    }
+
+
+def test_pickled_model_shows_the_same_without_its_plugin(bc, tmp_path):
+    X, y = bc
+    fv = FeatureVectors(n_paths=2000, random_state=0).fit(X, y)
+    joblib.dump(fv, tmp_path / "fv.joblib")
+    here = json.loads(json.dumps(_describe(fv)))
+    code = textwrap.dedent(inspect.getsource(_describe)) + textwrap.dedent("""
+        import json, sys
+        import joblib, matplotlib
+        matplotlib.use("Agg")
+        import interp
+        assert "svd" not in interp.get_registry().embeddings, "the plugin should be disabled"
+        print(json.dumps(_describe(joblib.load(sys.argv[1]))))
+    """)
+    env = {**os.environ, "INTERP_DISABLE_PLUGINS": "featurevec"}
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "fv.joblib")], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == here
