@@ -22,18 +22,20 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass
+from typing import Mapping, NamedTuple
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from interp import InputError
+from interp import InputError, KernelOperator
 
-from .formula import evaluate, n_leaves, parse, to_string
+from .formula import Formula, evaluate, n_leaves, parse, to_string
 from .kernels import check_binary, propositional_kernel
 
-__all__ = ["Rule", "feature_weights", "top_rules", "explain_svc"]
+__all__ = ["Rule", "TopRules", "feature_weights", "top_rules", "explain_svc"]
 
 _CHUNK = 2**22  # booleans evaluated at once
+_MAX_SWEEPS = 50  # passes over the leaves of one local-search restart
 
 
 @dataclass
@@ -45,6 +47,14 @@ class Rule:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+class TopRules(NamedTuple):
+    """The rules with the largest weights, and whether the list is ``exact`` (all features
+    enumerated) or the result of a local search."""
+
+    rules: list[Rule]
+    exact: bool
 
 
 def _leaf_values(Xb: np.ndarray, fixed: dict, free: list[int], L: int) -> list[np.ndarray]:
@@ -60,9 +70,12 @@ def _leaf_values(Xb: np.ndarray, fixed: dict, free: list[int], L: int) -> list[n
     return vals
 
 
-def feature_weights(formula, X, coef, max_enumerate: int = 2_000_000) -> np.ndarray:
-    """All n^L weights w_F = sum_i coef_i phi_F(x_i), leaf 0 most significant in the index."""
-    node = parse(formula)
+def feature_weights(formula, X, coef, max_enumerate: int = 2_000_000,
+                    operators: Mapping[str, KernelOperator] | None = None) -> np.ndarray:
+    """All n^L weights w_F = sum_i coef_i phi_F(x_i), leaf 0 most significant in the index.
+
+    ``operators`` resolves the operators of a formula given as text (default: the registry)."""
+    node = parse(formula, operators)
     Xb = check_binary(X).astype(bool)
     coef = np.asarray(coef, dtype=float)
     m, n = Xb.shape
@@ -98,7 +111,7 @@ def _local_search(node, Xb, coef, sign, restarts, rng, found: dict) -> None:
         found[tuple(assign)] = best
         improved = True
         sweeps = 0
-        while improved and sweeps < 50:
+        while improved and sweeps < _MAX_SWEEPS:
             improved, sweeps = False, sweeps + 1
             for j in range(L):
                 fixed = {i: assign[i] for i in range(L) if i != j}
@@ -114,36 +127,49 @@ def _local_search(node, Xb, coef, sign, restarts, rng, found: dict) -> None:
                     assign[j], best, improved = v, float(ws[v]), True
 
 
+def _enumerated(node: Formula, Xb, coef, top: int, max_enumerate: int) -> list[tuple[tuple, float]]:
+    """The (leaf assignment, weight) pairs with the largest |weight|, from every feature."""
+    n, L = Xb.shape[1], n_leaves(node)
+    W = feature_weights(node, Xb, coef, max_enumerate)
+    k = min(W.size, max(50 * top, 200))
+    idx = np.argpartition(-np.abs(W), k - 1)[:k] if k < W.size else np.arange(W.size)
+    idx = idx[np.argsort(-np.abs(W[idx]), kind="stable")]
+    return [(tuple(int(v) for v in np.unravel_index(i, (n,) * L)), float(W[i])) for i in idx]
+
+
+def _searched(node: Formula, Xb, coef, restarts: int, random_state) -> list[tuple[tuple, float]]:
+    """The (leaf assignment, weight) pairs a local search for both signs met, largest |weight| first."""
+    rng = check_random_state(random_state)
+    found: dict = {}
+    for sign in (1.0, -1.0):
+        _local_search(node, Xb, coef, sign, restarts, rng, found)
+    return sorted(found.items(), key=lambda kv: -abs(kv[1]))
+
+
 def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None,
               max_enumerate: int = 1_000_000, restarts: int = 20, random_state=0,
-              classes=("negative", "positive")) -> tuple[list[Rule], bool]:
-    """The ``top`` features with the largest |w_F| as rules; returns (rules, exact).
+              classes=("negative", "positive"), operators: Mapping[str, KernelOperator] | None = None
+              ) -> TopRules:
+    """The ``top`` features with the largest |w_F| as rules; returns ``TopRules(rules, exact)``.
 
     ``X``: the rows the weights sum over (support vectors), ``coef`` their coefficients;
-    ``reference``: rows used to merge features that agree on all of them (default X).
+    ``reference``: rows used to merge features that agree on all of them (default X);
+    ``max_enumerate``, ``restarts``, ``random_state``: the search (exact up to
+    ``max_enumerate`` features, else a local search); ``operators`` resolves the operators of
+    a formula given as text.  (Each is a knob ``explain_svc`` passes through, hence more than
+    eight parameters.)
     """
-    node = parse(formula)
+    node = parse(formula, operators)
     Xb = check_binary(X).astype(bool)
     coef = np.asarray(coef, dtype=float)
-    m, n = Xb.shape
+    n = Xb.shape[1]
     names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(n)]
     if len(names) != n:
         raise InputError(f"{len(names)} feature names for {n} variables")
     ref = Xb if reference is None else check_binary(reference).astype(bool)
-    L = n_leaves(node)
-    exact = n**L <= max_enumerate
-    if exact:
-        W = feature_weights(node, Xb, coef, max_enumerate)
-        k = min(W.size, max(50 * top, 200))
-        idx = np.argpartition(-np.abs(W), k - 1)[:k] if k < W.size else np.arange(W.size)
-        idx = idx[np.argsort(-np.abs(W[idx]), kind="stable")]
-        cands = [(tuple(int(v) for v in np.unravel_index(i, (n,) * L)), float(W[i])) for i in idx]
-    else:
-        rng = check_random_state(random_state)
-        found: dict = {}
-        for sign in (1.0, -1.0):
-            _local_search(node, Xb, coef, sign, restarts, rng, found)
-        cands = sorted(found.items(), key=lambda kv: -abs(kv[1]))
+    exact = n ** n_leaves(node) <= max_enumerate
+    cands = (_enumerated(node, Xb, coef, top, max_enumerate) if exact
+             else _searched(node, Xb, coef, restarts, random_state))
     rules, seen = [], set()
     for assign, w in cands:
         if len(rules) >= top or w == 0:
@@ -155,31 +181,34 @@ def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None
         variables = [names[a] for a in assign]
         rules.append(Rule(to_string(node, variables), w, variables,
                           str(classes[1] if w > 0 else classes[0])))
-    return rules, exact
+    return TopRules(rules, exact)
 
 
 def explain_svc(svc, X_train, formula=None, normalize=None, feature_names=None, top: int = 5,
-                **options) -> tuple[list[Rule], bool]:
+                **options) -> TopRules:
     """Top rules of a fitted binary ``SVC`` trained on ``X_train`` with a propositional kernel.
 
-    ``svc.kernel`` may be a ``PropositionalKernel`` (formula and normalisation are read from it)
-    or ``"precomputed"`` (give ``formula`` and ``normalize``).
+    ``svc.kernel`` may be a ``PropositionalKernel`` (formula, normalisation and the operators
+    it resolved are read from it) or ``"precomputed"`` (give ``formula`` and ``normalize``).
+    ``options`` go to :func:`top_rules`.
     """
     kernel = getattr(svc, "kernel", None)
     if formula is None:
         formula = getattr(kernel, "formula", None)
+        options.setdefault("operators", getattr(kernel, "operators_", None))
     if normalize is None:
         normalize = bool(getattr(kernel, "normalize", False))
     if formula is None:
         raise InputError("give the formula the SVC was trained with")
     if len(svc.classes_) != 2:
         raise InputError("rules are extracted for binary classifiers only")
+    node = parse(formula, options.pop("operators", None))
     X_train = check_binary(X_train)
     sv = X_train[svc.support_]
     coef = svc.dual_coef_[0].astype(float)
     if normalize:
-        diag = np.diag(propositional_kernel(formula, sv)) if len(sv) else np.zeros(0)
+        diag = np.diag(propositional_kernel(node, sv)) if len(sv) else np.zeros(0)
         with np.errstate(divide="ignore"):
             coef = np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
-    return top_rules(formula, sv, coef, feature_names, top, reference=X_train,
+    return top_rules(node, sv, coef, feature_names, top, reference=X_train,
                      classes=tuple(str(c) for c in svc.classes_), **options)

@@ -5,6 +5,9 @@ literal or its negation with probability 1/2 each.  Otherwise the node is one of
 uniformly: the 10 binary operators ``and or xor eq nand nor imp bimp nimp nbimp`` or ``not``,
 whose operands are generated at depth t + 1.  The root is never a leaf (p_0 = 0).
 
+Opt-in, the choices can include other plugins' operators
+(``operators=generator_operators(third_party=True)``): a k-ary operator gets k operands.
+
 Leaves are named a, b, c, ... in left-to-right order (the names do not matter for the kernel).
 """
 
@@ -16,11 +19,10 @@ from sklearn.utils import check_random_state
 from interp import InputError
 
 from .formula import Formula, Leaf, Op, leaves, parse, to_string
-from .operators import GENERATOR_BINARY
+from .operators import generator_operators
 
 __all__ = ["random_formula", "leaf_name", "formula_stats"]
 
-_CHOICES = GENERATOR_BINARY + ("not",)
 _MAX_NODES = 10_000
 
 
@@ -34,16 +36,25 @@ def _rename(node: Formula, counter: list[int]) -> Formula:
     if isinstance(node, Leaf):
         counter[0] += 1
         return Leaf(leaf_name(counter[0] - 1))
-    return Op(node.op, tuple(_rename(a, counter) for a in node.args))
+    return Op(node.op, tuple(_rename(a, counter) for a in node.args), node.operator)
 
 
-def random_formula(p: float = 0.2, eta: float = 0.5, random_state=None, as_string: bool = True):
-    """Draw one random formula (string, or parsed tree with ``as_string=False``)."""
+def random_formula(p: float = 0.2, eta: float = 0.5, random_state=None, as_string: bool = True,
+                   operators=None):
+    """Draw one random formula (string, or parsed tree with ``as_string=False``).
+
+    ``operators``: the ``KernelOperator`` choices of an inner node, drawn uniformly (default:
+    the reference's 11, ``generator_operators()``); a negated leaf uses the ``not`` among them
+    or the registered one.
+    """
     if not 0 < p < 1:
         raise InputError(f"p must lie in (0, 1), got {p}")
     if eta <= 0:
         raise InputError(f"eta must be positive, got {eta}")
     rng = check_random_state(random_state)
+    pool = generator_operators() if operators is None else tuple(operators)
+    # a negated leaf: the pool's ``not``, else the registered negation (the operator of ``~``)
+    negation = next((op for op in pool if op.name == "not"), None) or parse("~a").operator
     size = [0]
 
     def grow(t: int) -> Formula:
@@ -52,11 +63,9 @@ def random_formula(p: float = 0.2, eta: float = 0.5, random_state=None, as_strin
             raise InputError(f"p={p}, eta={eta} make formulas with more than {_MAX_NODES} nodes")
         if rng.random_sample() < 1.0 - p ** (eta * t):
             leaf: Formula = Leaf("x")
-            return leaf if rng.random_sample() < 0.5 else Op("not", (leaf,))
-        choice = _CHOICES[rng.randint(len(_CHOICES))]
-        if choice == "not":
-            return Op("not", (grow(t + 1),))
-        return Op(choice, (grow(t + 1), grow(t + 1)))
+            return leaf if rng.random_sample() < 0.5 else Op(negation.name, (leaf,), negation)
+        choice = pool[rng.randint(len(pool))]
+        return Op(choice.name, tuple(grow(t + 1) for _ in range(choice.arity)), choice)
 
     node = _rename(grow(0), [0])
     return to_string(node) if as_string else node

@@ -11,7 +11,8 @@ computed in two steps:
 
 Propositional kernels carry the four joint-state blocks (A11, A10, A01, A00) of every sub-formula
 up the parse tree: a leaf gives (s, p - s, q - s, n - p - q + s) (small exact integers); an
-operator with truth table f and operand blocks B_1..B_k gives
+operator composes its operands' blocks with ``interp.KernelOperator.combine``, by default the
+joint-truth-table rule: for truth table f and operand blocks B_1..B_k,
 ``out[f(r)][f(r')] += prod_j B_j[r_j][r'_j]`` over all pairs of rows r, r' of the table.  Every
 term is a product of non-negative numbers, so nothing large is ever subtracted.
 
@@ -22,15 +23,14 @@ Boolean kernels (Polato & Aiolli) are evaluated exactly with Python integers per
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from interp import InputError
+from interp import InputError, KernelOperator
 
-from .formula import Formula, Leaf, n_leaves, parse
-from .operators import operators
+from .formula import Formula, Leaf, n_leaves, operators_of, parse
 
 __all__ = [
     "check_binary",
@@ -71,15 +71,14 @@ def check_binary(X, what: str = "X") -> np.ndarray:
     return arr
 
 
-def _pair(X, Z) -> tuple[np.ndarray, np.ndarray, bool]:
+def _pair(X, Z) -> tuple[np.ndarray, np.ndarray]:
     X = check_binary(X, "X")
-    same = Z is None or Z is X
     Z = X if Z is None else check_binary(Z, "Z")
     if Z.shape[1] != X.shape[1]:
         raise InputError(f"X has {X.shape[1]} variables but Z has {Z.shape[1]}")
     if X.shape[1] == 0:
         raise InputError("X has no variables (columns)")
-    return X, Z, same
+    return X, Z
 
 
 # evaluation over distinct (s, p, q) triples --------------------------------------------------
@@ -185,55 +184,12 @@ def _normalized(fn: Callable) -> Callable:
 
 
 # propositional kernels -----------------------------------------------------------------------
-def _apply(table: tuple[int, ...], kids: list[list[list]]) -> list[list]:
-    """Joint-truth-table rule: out[f(r)][f(r')] += prod_j B_j[r_j][r'_j] over rows r, r'."""
-    k = len(kids)
-    out: list[list] = [[None, None], [None, None]]
-    rows = range(2**k)
-    for r in rows:
-        if k == 1:
-            bits_r = (r,)
-        else:
-            bits_r = tuple((r >> (k - 1 - j)) & 1 for j in range(k))
-        for r2 in rows:
-            prod = None
-            for j in range(k):
-                block = kids[j][bits_r[j]][(r2 >> (k - 1 - j)) & 1]
-                prod = block if prod is None else prod * block
-            u, v = table[r], table[r2]
-            out[u][v] = prod if out[u][v] is None else out[u][v] + prod
-    return out
-
-
-def _blocks(node: Formula, base: list[list], ops: dict) -> list[list]:
+def _blocks(node: Formula, base: list[list]) -> list[list]:
+    """The joint-state blocks of a parsed formula: a leaf's are ``base``; an operator composes
+    its operands' with ``KernelOperator.combine`` (the joint-truth-table rule by default)."""
     if isinstance(node, Leaf):
         return base
-    kids = [_blocks(arg, base, ops) for arg in node.args]
-    try:
-        op = ops[node.op]
-    except KeyError:
-        known = ", ".join(sorted(ops))
-        raise InputError(f"unknown kernel operator {node.op!r}; registered: {known}") from None
-    if op.arity != len(kids):
-        raise InputError(f"operator {node.op!r} takes {op.arity} operands, got {len(kids)}")
-    out = _apply(op.truth_table, kids)
-    zero = None
-    for u in (0, 1):
-        for v in (0, 1):
-            if out[u][v] is None:
-                if zero is None:
-                    zero = 0.0 * base[0][0]
-                out[u][v] = zero
-    return out
-
-
-def joint_blocks(formula: str | Formula, s, p, q, n):
-    """The four joint-state counts [[A00, A01], [A10, A11]] of ``formula`` for given
-    s = <x, z>, p = |x|, q = |z| and n variables (arrays broadcast; Python ints or
-    ``dtype=object`` arrays give exact integers)."""
-    node = parse(formula)
-    base = [[n - p - q + s, q - s], [p - s, s]]
-    return _blocks(node, base, operators())
+    return node.operator.combine([_blocks(arg, base) for arg in node.args])
 
 
 def _check_size(node: Formula, n: int) -> None:
@@ -246,25 +202,27 @@ def _check_size(node: Formula, n: int) -> None:
 
 
 def _prop_fn(node: Formula) -> Callable:
-    ops = operators()
-
     def fn(s, p, q, n):
         s, p, q = (np.asarray(v, dtype=float) for v in (s, p, q))
         base = [[n - p - q + s, q - s], [p - s, s]]
-        return _blocks(node, base, ops)[1][1]
+        # a constant operator can leave combine's scalar 0: give every result the pairs' shape
+        return np.broadcast_to(_blocks(node, base)[1][1], np.broadcast_shapes(s.shape, p.shape, q.shape))
 
     return fn
 
 
-def propositional_kernel(formula: str | Formula, X, Z=None, normalize: bool = False) -> np.ndarray:
+def propositional_kernel(formula: str | Formula, X, Z=None, normalize: bool = False,
+                         operators: Mapping[str, KernelOperator] | None = None) -> np.ndarray:
     """Gram matrix of the propositional kernel of ``formula`` between the rows of X and Z.
 
     Every leaf of the formula ranges over all n variables (with repetition), so a formula with L
     leaves has n^L Boolean features; k(x, z) counts those true at both x and z.  ``Z`` defaults
     to ``X``; ``normalize`` gives k / sqrt(k(x,x) k(z,z)) (see :func:`normalize_kernel`).
+    ``operators`` (name -> ``KernelOperator``, default: the registry) resolves the formula's
+    operators when it is a string.
     """
-    node = parse(formula)
-    X, Z, _ = _pair(X, Z)
+    node = parse(formula, operators)
+    X, Z = _pair(X, Z)
     n = X.shape[1]
     _check_size(node, n)
     fn = _prop_fn(node)
@@ -366,7 +324,7 @@ def boolean_kernel(kind: str, X, Z=None, normalize: bool = False, **degrees) -> 
     Values are exact integers (Python arithmetic) rounded once to float64.
     """
     c, d = _degrees(kind, degrees)
-    X, Z, _ = _pair(X, Z)
+    X, Z = _pair(X, Z)
     fn = _boolean_fn(kind, c, d)
     return _gram(_normalized(fn) if normalize else fn, X, Z, dense=False)
 
@@ -377,6 +335,9 @@ class PropositionalKernel(BaseEstimator):
 
     Its parameters (``formula``, ``normalize``) are visible to ``get_params``, so
     ``GridSearchCV(SVC(kernel=PropositionalKernel()), {"kernel__formula": [...]})`` works.
+    The first call (the SVC's fit) resolves the formula's operators in the registry and keeps
+    them (``operators_``, name -> ``KernelOperator``; resolved again when ``formula`` changes),
+    so a pickled fitted SVC computes the same kernel where the operators are not registered.
     """
 
     def __init__(self, formula: str = "a & b", normalize: bool = True) -> None:
@@ -384,7 +345,15 @@ class PropositionalKernel(BaseEstimator):
         self.normalize = normalize
 
     def __call__(self, X, Z=None) -> np.ndarray:
-        return propositional_kernel(self.formula, X, Z, normalize=self.normalize)
+        return propositional_kernel(self.formula, X, Z, normalize=self.normalize,
+                                    operators=self.resolved_operators())
+
+    def resolved_operators(self) -> dict[str, KernelOperator]:
+        """The operators of ``formula``, resolved in the registry at the first call and kept."""
+        if getattr(self, "resolved_formula_", None) != self.formula:
+            self.operators_ = operators_of(self.formula)
+            self.resolved_formula_ = self.formula
+        return self.operators_
 
 
 class BooleanKernel(BaseEstimator):

@@ -1,14 +1,20 @@
 """The built-in kernel operators: the literal, NOT and all 16 binary truth tables.
 
 Each operator is defined only by its truth table (row ``r`` = operand values read as a binary
-number, first operand most significant).  Its kernel follows from the joint-truth-table rule in
-:mod:`interp_propositional.kernels`, so operators registered by other plugins (of any arity) work
-the same way.
+number, first operand most significant).  Its kernel follows from the joint-truth-table rule
+(``interp.KernelOperator.combine``), so operators registered by other plugins (of any arity) work
+the same way.  ``symbol`` is the operator's infix symbol in the formula grammar: the parser reads
+``a & b`` as the operator whose symbol is ``&`` and the printer writes it back so.
+
+The registry is the one source of operators: formulas name operators, and a name is resolved
+through the registry when a formula is parsed (a fitted model keeps what it resolved).
 """
 
 from __future__ import annotations
 
-from interp import KernelOperator
+from typing import Mapping
+
+from interp import InputError, KernelOperator
 
 # name, truth table for rows (0,0) (0,1) (1,0) (1,1), infix symbol, description
 _BINARY = (
@@ -38,20 +44,37 @@ BUILTIN_OPERATORS: tuple[KernelOperator, ...] = (
     for name, table, symbol, text in _BINARY
 )
 
-#: the 10 binary operators the reference generator draws from (plus ``not``)
-GENERATOR_BINARY = ("and", "or", "xor", "eq", "nand", "nor", "imp", "bimp", "nimp", "nbimp")
+#: the 10 binary operators the reference generator draws from, and ``not``
+GENERATOR_OPERATORS = ("and", "or", "xor", "eq", "nand", "nor", "imp", "bimp", "nimp", "nbimp", "not")
 
-_BUILTIN_BY_NAME = {op.name: op for op in BUILTIN_OPERATORS}
+_BUILTIN_NAMES = frozenset(op.name for op in BUILTIN_OPERATORS)
 
 
 def operators() -> dict[str, KernelOperator]:
-    """Every registered kernel operator by name (falls back to the built-ins if the registry
-    does not have them, e.g. when the plugin is disabled)."""
+    """Every registered kernel operator by name.
+
+    The registry is the only source: with the plugin disabled the built-ins are absent too, and
+    a registry error propagates.  A fitted model does not call this again; it keeps the
+    operators its formula uses."""
     import interp
 
-    found = dict(_BUILTIN_BY_NAME)
-    try:
-        found.update(dict(interp.get_registry().kernel_operators.items()))
-    except Exception:  # noqa: BLE001 - a broken registry must not break the kernels
-        pass
-    return found
+    return dict(interp.get_registry().kernel_operators)
+
+
+def generator_operators(third_party: bool = False,
+                        known: Mapping[str, KernelOperator] | None = None) -> tuple[KernelOperator, ...]:
+    """The operators the random-formula generator draws an inner node from.
+
+    The reference's 10 binary operators and ``not`` (``GENERATOR_OPERATORS``); with
+    ``third_party``, also every operator in ``known`` (default: the registry) that is not one
+    of this plugin's built-ins, in name order so that a seeded draw is reproducible.
+    """
+    known = operators() if known is None else known
+    missing = [name for name in GENERATOR_OPERATORS if name not in known]
+    if missing:
+        raise InputError(f"the formula generator needs the operators {', '.join(missing)}, "
+                         "which are not registered (is the propositional plugin disabled?)")
+    pool = [known[name] for name in GENERATOR_OPERATORS]
+    if third_party:
+        pool += [known[name] for name in sorted(set(known) - _BUILTIN_NAMES)]
+    return tuple(pool)

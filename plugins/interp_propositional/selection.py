@@ -26,10 +26,13 @@ from joblib import Parallel, delayed
 from scipy import linalg, optimize
 from sklearn.utils import check_random_state
 
-from interp import InputError, progress
+from interp import InputError, KernelOperator, progress
+from interp.preprocessing import binary_labels
 
+from .formula import n_leaves, operators_of, to_string
 from .generator import random_formula
 from .kernels import check_binary, propositional_kernel
+from .operators import generator_operators, operators
 
 __all__ = ["radius", "hull_distance", "radius_margin_ratio", "select_kernel", "KernelSelection"]
 
@@ -140,14 +143,6 @@ def radius(K, solver: str = "svm", tol: float = 1e-7, max_iter: int = 20000) -> 
     return float(np.sqrt(max(-f, 0.0)))
 
 
-def _binary_labels(y) -> np.ndarray:
-    y = np.asarray(y)
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise InputError(f"the radius-margin ratio needs two classes, got {classes.size}")
-    return np.where(y == classes[1], 1.0, -1.0)
-
-
 def _conflicts(X: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Mask of rows whose exact copy occurs with the other label."""
     _, group = np.unique(np.asarray(X), axis=0, return_inverse=True)
@@ -161,7 +156,7 @@ def _conflicts(X: np.ndarray, s: np.ndarray) -> np.ndarray:
 def hull_distance(K, y, solver: str = "svm", tol: float = 1e-7, max_iter: int = 20000) -> float:
     """Distance between the convex hulls of the two classes in the kernel's feature space."""
     K = np.asarray(K, dtype=float)
-    s = _binary_labels(y)
+    s = binary_labels(y, signed=True, what="the labels of the radius-margin ratio").values
     if solver == "svm":
         return float(np.sqrt(_svm_norm2(K, s)))
     Q = K * np.outer(s, s)
@@ -191,7 +186,10 @@ def radius_margin_ratio(K, y, X=None, drop_conflicts: bool = True, solver: str =
 
 @dataclass
 class KernelSelection:
-    """Candidates ranked by the radius-margin ratio (best first)."""
+    """Candidates ranked by the radius-margin ratio (best first).
+
+    ``operators``: the operators the candidates use, by name, as resolved when they were
+    scored (so the selection can be reused where they are not registered)."""
 
     formulas: list[str]
     ratios: list[float]
@@ -199,6 +197,7 @@ class KernelSelection:
     margins: list[float]
     n_conflicts: int = 0
     extra: dict = field(default_factory=dict)
+    operators: dict[str, KernelOperator] = field(default_factory=dict)
 
     @property
     def best(self) -> str:
@@ -210,50 +209,66 @@ class KernelSelection:
         return out[:top] if top else out
 
 
-def _score(formula: str, X: np.ndarray, y: np.ndarray, normalize: bool, solver: str) -> dict:
-    K = propositional_kernel(formula, X, normalize=normalize)
+def _score(formula: str, X: np.ndarray, y: np.ndarray, normalize: bool, solver: str,
+           known: dict[str, KernelOperator]) -> dict:
+    K = propositional_kernel(formula, X, normalize=normalize, operators=known)
     return radius_margin_ratio(K, y, X=X, solver=solver)
 
 
 def candidate_formulas(n_candidates: int, p: float = 0.4, eta: float = 0.7, random_state=None,
-                       max_leaves: int | None = None) -> list[str]:
-    """Distinct random formulas from the generator."""
+                       max_leaves: int | None = None, operators=None) -> list[str]:
+    """Distinct random formulas from the generator (``operators``: its choices, see
+    :func:`random_formula`), skipping those with more than ``max_leaves`` leaves."""
     rng = check_random_state(random_state)
+    pool = generator_operators() if operators is None else tuple(operators)
     seen: list[str] = []
     for _ in range(50 * n_candidates):
         if len(seen) >= n_candidates:
             break
-        f = random_formula(p, eta, rng)
-        from .formula import n_leaves, parse
-
-        if max_leaves is not None and n_leaves(parse(f)) > max_leaves:
+        node = random_formula(p, eta, rng, as_string=False, operators=pool)
+        if max_leaves is not None and n_leaves(node) > max_leaves:
             continue
+        f = to_string(node)
         if f not in seen:
             seen.append(f)
     return seen
 
 
-def select_kernel(X, y, n_candidates: int = 30, p: float = 0.4, eta: float = 0.7,
-                  normalize: bool = True, candidates=None, random_state=None, n_jobs=None,
-                  max_leaves: int | None = 8, solver: str = "svm") -> KernelSelection:
-    """Draw ``n_candidates`` random formulas (or rank ``candidates``) by radius-margin ratio.
-
-    ``y`` with more than two classes is reduced to its most frequent class against the rest.
-    ``max_leaves`` skips drawn formulas with more leaves (keeps rules readable; None: no limit).
-    """
-    X = check_binary(X)
+def _two_classes(y) -> np.ndarray:
+    """``y`` as it is with two classes, else its most frequent class against the rest."""
     y = np.asarray(y)
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
         raise InputError("kernel selection needs at least two classes")
     if classes.size > 2:
         y = (y == classes[np.argmax(counts)]).astype(int)
+    return y
+
+
+def select_kernel(X, y, n_candidates: int = 30, p: float = 0.4, eta: float = 0.7,
+                  normalize: bool = True, candidates=None, random_state=None, n_jobs=None,
+                  max_leaves: int | None = 8, solver: str = "svm",
+                  third_party_operators: bool = False) -> KernelSelection:
+    """Draw ``n_candidates`` random formulas (or rank ``candidates``) by radius-margin ratio.
+
+    ``y`` with more than two classes is reduced to its most frequent class against the rest.
+    ``max_leaves`` skips drawn formulas with more leaves (keeps rules readable; None: no limit).
+    ``third_party_operators`` lets the generator draw every registered operator besides the
+    built-ins too.  The candidates are scored in parallel by joblib (``n_jobs``, any backend,
+    e.g. ``joblib.parallel_backend("dask")``); the ranking does not depend on ``n_jobs``.
+    (The keyword parameters are those of ``PropositionalSVC``, hence more than eight.)
+    """
+    X = check_binary(X)
+    y = _two_classes(y)
+    known = operators()
     if candidates is None:
         if int(n_candidates) < 1:
             raise InputError(f"n_candidates must be at least 1, got {n_candidates}")
-        candidates = candidate_formulas(int(n_candidates), p, eta, random_state, max_leaves)
+        pool = generator_operators(third_party_operators, known)
+        candidates = candidate_formulas(int(n_candidates), p, eta, random_state, max_leaves, pool)
     candidates = [str(f) for f in candidates]
-    jobs = (delayed(_score)(f, X, y, normalize, solver) for f in candidates)
+    used = {name: op for f in candidates for name, op in operators_of(f, known).items()}
+    jobs = (delayed(_score)(f, X, y, normalize, solver, used) for f in candidates)
     results = list(progress.track(
         Parallel(n_jobs=n_jobs, return_as="generator")(jobs), "radius-margin", total=len(candidates)))
     order = sorted(range(len(candidates)), key=lambda i: (results[i]["ratio"], i))
@@ -263,4 +278,5 @@ def select_kernel(X, y, n_candidates: int = 30, p: float = 0.4, eta: float = 0.7
         radii=[results[i]["radius"] for i in order],
         margins=[results[i]["margin"] for i in order],
         n_conflicts=results[0]["n_conflicts"] if results else 0,
+        operators=used,
     )

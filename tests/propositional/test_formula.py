@@ -114,3 +114,43 @@ def test_random_formulas_round_trip_and_evaluate(seed):
 
     want = [ev(tree, list(col)) for col in grid.T]
     assert got.tolist() == want
+
+
+def test_symbols_are_read_from_the_operators():
+    ops = dict(interp.get_registry().kernel_operators)
+    assert {name: ops[name].symbol for name in ("and", "or", "xor", "eq", "imp", "not")} == {
+        "and": "&", "or": "|", "xor": "^", "eq": "<->", "imp": "->", "not": "~"}
+    assert to_string(parse("xor(a, b) | imp(c, not(d))")) == "a ^ b | (c -> ~d)"
+    # another operator claims '^', xor has none: each parses and prints by its own symbol
+    myx = interp.KernelOperator("myx", 2, (1, 0, 0, 1), symbol="^")
+    custom = {**ops, "xor": interp.KernelOperator("xor", 2, (0, 1, 1, 0)), "myx": myx}
+    tree = parse("a ^ b & c", custom)
+    assert tree == Op("myx", (a, Op("and", (b, c)))) and tree.operator is myx
+    assert to_string(tree) == "a ^ b & c"
+    assert to_string(parse("xor(a, b) & c", custom)) == "xor(a, b) & c"
+    with pytest.raises(FormulaError, match="no registered operator has the symbol '&'") as info:
+        parse("a & b", {k: v for k, v in ops.items() if k != "and"})
+    assert info.value.position == 2
+    clash = {**ops, "myand": interp.KernelOperator("myand", 2, (0, 0, 0, 1), symbol="&")}
+    with pytest.raises(FormulaError, match="'&' is claimed by operators 'and', 'myand'"):
+        parse("a & b", clash)
+
+
+def test_the_registry_is_the_only_source_of_operators(monkeypatch):
+    from interp import registry
+    from interp_propositional.operators import operators
+
+    monkeypatch.setenv("INTERP_DISABLE_PLUGINS", "propositional")
+    registry.reset()
+    assert operators() == {}  # no silent fallback to the built-ins
+    with pytest.raises(FormulaError, match="no registered operator has the symbol '&'"):
+        parse("a & b")
+    with pytest.raises(interp.InputError, match="unknown kernel operator 'and'"):
+        evaluate(Op("and", (a, b)), [np.array([True]), np.array([False])])
+
+    def broken():
+        raise RuntimeError("registry is broken")
+
+    monkeypatch.setattr(interp, "get_registry", broken)
+    with pytest.raises(RuntimeError, match="registry is broken"):  # not hidden behind the built-ins
+        operators()

@@ -309,3 +309,35 @@ def test_random_formulas_give_psd_symmetric_kernels_consistent_with_slices():
         assert np.array_equal(K, K.T)
         assert np.linalg.eigvalsh(K).min() > -1e-9
         np.testing.assert_array_equal(propositional_kernel(formula, X[:13], X[13:], normalize=True), K[:13, 13:])
+
+
+def test_kernel_composes_through_the_operators_combine():
+    """A subclass that overrides combine with a closed form is what the kernel uses."""
+    from interp.testing import registered
+
+    calls = []
+
+    class ClosedAnd(interp.KernelOperator):
+        """Conjunction with the closed form of its joint-state counts."""
+
+        name, arity, truth_table = "cand", 2, (0, 0, 0, 1)
+
+        def combine(self, blocks):
+            (A00, A01), (A10, A11) = blocks[0]
+            (B00, B01), (B10, B11) = blocks[1]
+            calls.append(self.name)
+            both = A11 * B11
+            at_x = (A11 + A10) * (B11 + B10) - both
+            at_z = (A11 + A01) * (B11 + B01) - both
+            total = (A00 + A01 + A10 + A11) * (B00 + B01 + B10 + B11)
+            return [[total - both - at_x - at_z, at_z], [at_x, both]]
+
+    class Plugin:
+        @interp.hookimpl
+        def register_kernel_operators(self, register):
+            register(ClosedAnd())
+
+    X = random_binary(np.random.default_rng(12), 9, 4)
+    with registered(Plugin(), "closed-and"):
+        K = propositional_kernel("cand(a, ~b) | c", X)
+    assert calls and np.array_equal(K, propositional_kernel("(a & ~b) | c", X))

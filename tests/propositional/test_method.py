@@ -65,3 +65,35 @@ def test_cli_json_and_formula_error():
                               "--formula", "a & (b |", "--quiet"])
     assert bad.exit_code == 2
     assert "position" in bad.output
+
+
+def test_option_bounds_are_one_line_errors(run):
+    cases = [(["--cv", "1"], "--cv must be >= 2"), (["--top", "0"], "--top must be >= 1"),
+             (["--select", "0"], "--select N with N >= 1"), (["--C", "0"], "--C must be positive"),
+             (["--p", "1.5"], "--p must be <= 1"), (["--max-leaves", "-1"], "--max-leaves must be >= 0"),
+             (["--positive", "whig"], "--positive 'whig' is not a class")]
+    for args, words in cases:
+        res = run("run", "--plugin", "propositional", "--dataset", "house-votes-84", "--quiet", *args)
+        assert res.exit_code == 2 and words in res.output and res.output.count("\n") == 1, (args, res.output)
+
+
+def test_third_party_operators_are_drawn_when_asked(run, majority):
+    args = ["run", "--plugin", "propositional", "--dataset", "house-votes-84", "--select", "6", "--cv", "2",
+            "--top", "1", "--max-leaves", "5", "--seed", "3", "--format", "json", "--quiet"]
+    plain = json.loads(run(*args).output)
+    opted = json.loads(run(*args, "--third-party-operators").output)
+    assert opted["params"]["third_party_operators"] is True
+    assert not any("maj(" in c["formula"] for c in plain["explanation"]["candidates"])
+    assert any("maj(" in c["formula"] for c in opted["explanation"]["candidates"])
+
+
+def test_sections_are_typed():
+    data = interp.load_dataset("house-votes-84")
+    result = run_method("propositional", data, {"formula": "a & ~b", "cv": 2, "top": 2},
+                        interp.RunContext(seed=0, quiet=True))
+    formula, card, rules = result.sections
+    assert isinstance(formula, interp.Formula) and formula.text == "a & ~b" and "given" in formula.title
+    assert isinstance(card, interp.Text) and "AUC:" in card.body
+    assert isinstance(rules, interp.Table) and rules.columns == ("weight", "rule", "supports")
+    assert [list(row) for row in rules.rows] == [[r["weight"], r["rule"], r["supports"]]
+                                                 for r in result.payload["rules"]]

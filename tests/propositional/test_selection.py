@@ -7,16 +7,18 @@ import pytest
 
 import interp
 from interp_propositional import (
+    parse,
     propositional_kernel,
     radius,
     radius_margin_ratio,
     random_formula,
     select_kernel,
 )
+from interp_propositional.formula import Op
 from interp_propositional.generator import formula_stats
 from interp_propositional.selection import hull_distance
 
-from .propositional_helpers import random_binary
+from .propositional_helpers import brute_kernel, random_binary
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +104,41 @@ def test_conflicting_duplicate_rows_are_found_for_any_label_type():
     X = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [1, 1]])
     for y in (np.array(["dem", "rep", "dem", "dem", "rep"]), np.array([-1.0, 1.0, 1.0, 1.0, -1.0])):
         np.testing.assert_array_equal(_conflicts(X, y), [True, True, False, False, False])
+
+
+def _nodes(node):
+    if isinstance(node, Op):
+        yield node
+        for arg in node.args:
+            yield from _nodes(arg)
+
+
+def test_third_party_operators_are_drawn_only_when_opted_in(majority):
+    from interp_propositional import generator_operators
+
+    reference = generator_operators()
+    assert [op.name for op in reference] == ["and", "or", "xor", "eq", "nand", "nor", "imp", "bimp",
+                                             "nimp", "nbimp", "not"]
+    extended = generator_operators(third_party=True)
+    assert extended[:11] == reference and [op.name for op in extended[11:]] == ["maj"]
+    plain = [random_formula(0.4, 0.7, seed) for seed in range(200)]
+    drawn = [random_formula(0.4, 0.7, seed, operators=extended) for seed in range(200)]
+    assert not any("maj(" in f for f in plain)
+    with_maj = [f for f in drawn if "maj(" in f]
+    assert len(with_maj) > 10
+    for f in with_maj:  # a drawn maj node has three operands
+        assert all(len(node.args) == 3 for node in _nodes(parse(f)) if node.op == "maj"), f
+    # the default draw is the reference generator's, unchanged by the registered operator
+    assert plain == [random_formula(0.4, 0.7, seed, operators=reference) for seed in range(200)]
+
+
+def test_selection_with_third_party_operators_scores_their_exact_kernels(majority):
+    rng = np.random.default_rng(1)
+    X = random_binary(rng, 12, 3)
+    y = (X[:, 0] + X[:, 1] + X[:, 2] >= 2).astype(int)
+    sel = select_kernel(X, y, n_candidates=10, max_leaves=5, random_state=3, third_party_operators=True)
+    assert any("maj(" in f for f in sel.formulas) and "maj" in sel.operators
+    for f in sel.formulas:
+        assert np.array_equal(propositional_kernel(f, X), brute_kernel(f, X, X)), f
+    plain = select_kernel(X, y, n_candidates=10, max_leaves=5, random_state=3)
+    assert not any("maj(" in f for f in plain.formulas) and "maj" not in plain.operators

@@ -1,0 +1,84 @@
+"""How a ``propositional`` run reads: the chosen formula, the score card, the rules and the best
+candidates as typed sections, beside the JSON payload and metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+
+from interp import Explanation, Formula, Table, Text
+
+from .explain import TopRules
+from .formula import n_leaves, parse
+
+__all__ = ["RunOutcome", "explanation"]
+
+_CANDIDATES_KEPT, _CANDIDATES_SHOWN = 10, 5
+
+
+@attrs.frozen
+class RunOutcome:
+    """What one run produced: the model fitted on all rows, its rules, the cross-validated
+    AUC of each fold, the class names behind the labels 1 / 0 and the run's parameters."""
+
+    estimator: Any  # a fitted PropositionalSVC
+    rules: TopRules
+    auc_folds: tuple[float, ...]
+    positive: str
+    negative: str
+    feature_names: tuple[str, ...]
+    params: dict
+
+    @property
+    def given(self) -> bool:
+        return self.estimator.selection_ is None
+
+
+def _score_card(outcome: RunOutcome, n_var: int, L: int) -> Text:
+    aucs, cv = outcome.auc_folds, len(outcome.auc_folds)
+    inside = "" if outcome.given else ", selection inside each fold"
+    return Text(
+        f"features:  {n_var} binary variables, {L} leaves -> {n_var}^{L} = {n_var ** L:.3g} logical features\n"
+        f"AUC:       {np.mean(aucs):.4f} +- {np.std(aucs):.4f} ({cv}-fold CV{inside}; "
+        f"positive class {outcome.positive!r})"
+    )
+
+
+def _sections(outcome: RunOutcome, rule_rows: list[dict], candidates: list[dict], n_var: int, L: int) -> list:
+    est = outcome.estimator
+    how = "given" if outcome.given else f"selected among {outcome.params['select']} by radius-margin ratio"
+    search = "exact, all features enumerated" if outcome.rules.exact else "local search, not guaranteed best"
+    sections = [
+        Formula(est.formula_, title=f"formula ({how})"),
+        _score_card(outcome, n_var, L),
+        Table(("weight", "rule", "supports"), [(r["weight"], r["rule"], r["supports"]) for r in rule_rows],
+              title=f"top rules ({search})"),
+    ]
+    if candidates:
+        sections.append(Table(("ratio", "formula"),
+                              [(c["ratio"], c["formula"]) for c in candidates[:_CANDIDATES_SHOWN]],
+                              title="candidates (lowest radius-margin ratio first)"))
+    return sections
+
+
+def explanation(outcome: RunOutcome) -> Explanation:
+    """The run as an ``interp.Explanation``: sections to read, metrics and payload as JSON."""
+    est = outcome.estimator
+    n_var = est.X_fit_.shape[1]
+    L = n_leaves(parse(est.formula_, est.operators_))
+    names = {"1": outcome.positive, "0": outcome.negative}  # the SVC's classes are the labels 1 / 0
+    rule_rows = [{"rule": r.rule, "weight": r.weight, "supports": names[r.supports]} for r in outcome.rules.rules]
+    candidates = est.selection_.table(_CANDIDATES_KEPT) if est.selection_ is not None else []
+    aucs = list(outcome.auc_folds)
+    return Explanation(
+        params=outcome.params,
+        metrics={"auc": float(np.mean(aucs)), "auc_std": float(np.std(aucs)), "n_leaves": L, "n_variables": n_var},
+        payload={"formula": est.formula_, "positive_class": outcome.positive,
+                 "negative_class": outcome.negative, "auc_folds": aucs, "rules": rule_rows,
+                 "rules_exact": outcome.rules.exact, "candidates": candidates,
+                 "feature_names": list(outcome.feature_names)},
+        sections=_sections(outcome, rule_rows, candidates, n_var, L),
+        estimator=est,
+    )

@@ -1,0 +1,62 @@
+"""Fitted models keep the operators they resolved: a pickled model predicts and prints its rules
+the same in a process where the propositional plugin (and any third-party one) is disabled."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import joblib
+import numpy as np
+from sklearn.svm import SVC
+
+from interp_propositional import PropositionalKernel, PropositionalSVC
+
+from .propositional_helpers import random_binary
+
+
+def _describe(models, X):
+    """What a person sees of the fitted models: decisions, predictions and rules."""
+    from interp_propositional import explain_svc
+
+    given, selected, svc = models
+    out = {}
+    for name, est in (("given", given), ("selected", selected)):
+        rules, exact = est.explain(top=3)
+        out[name] = {"formula": est.formula_, "decision": est.decision_function(X).tolist(),
+                     "predict": est.predict(X).tolist(), "exact": exact,
+                     "rules": [[r.rule, r.weight, r.supports] for r in rules]}
+    rules, _ = explain_svc(svc, X, top=3)
+    out["svc"] = {"decision": svc.decision_function(X).tolist(), "rules": [r.rule for r in rules]}
+    return out
+
+
+def test_pickled_models_work_without_the_plugins(majority, tmp_path):
+    rng = np.random.default_rng(0)
+    X = random_binary(rng, 40, 5)
+    y = (((X[:, 0] > 0) & (X[:, 1] < 1)) | (X[:, 2] > 0)).astype(int)
+    models = (
+        PropositionalSVC(formula="maj(a, ~b, c) | nand(d, e)", C=10).fit(X, y),  # a third-party operator
+        PropositionalSVC(n_candidates=4, random_state=0, max_leaves=4).fit(X, y),
+        SVC(kernel=PropositionalKernel("a ^ ~b"), C=10).fit(X, y),
+    )
+    assert set(models[0].operators_) == {"or", "maj", "not", "nand"}
+    joblib.dump((models, X), tmp_path / "models.joblib")
+    here = json.loads(json.dumps(_describe(models, X)))
+    code = textwrap.dedent(inspect.getsource(_describe)) + textwrap.dedent("""
+        import json, sys
+        import joblib
+        import interp
+        assert not interp.get_registry().kernel_operators, "no operator should be registered"
+        models, X = joblib.load(sys.argv[1])
+        print(json.dumps(_describe(models, X)))
+    """)
+    env = {**os.environ, "INTERP_DISABLE_PLUGINS": "propositional"}
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "models.joblib")], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == here
