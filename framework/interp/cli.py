@@ -86,10 +86,11 @@ def cli() -> None:
 
 @cli.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
-def plugins_command(as_json: bool) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="List each registered component with its description.")
+def plugins_command(as_json: bool, verbose: bool) -> None:
     """List installed plugins: version, origin, status and what each registered."""
     registry = _loaded_registry(echo_warnings=False)
-    rows = [info.to_dict() for info in registry.plugins]
+    rows = [{**info.to_dict(), "descriptions": _descriptions(registry, info.registered)} for info in registry.plugins]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -100,7 +101,29 @@ def plugins_command(as_json: bool) -> None:
         if info["error"]:
             click.echo(f"    {info['error']}")
         for catalogue, names in info["registered"].items():
-            click.echo(f"    {catalogue.replace('_', ' ')}: {', '.join(names)}")
+            label = catalogue.replace("_", " ")
+            if not verbose:
+                click.echo(f"    {label}: {', '.join(names)}")
+                continue
+            click.echo(f"    {label}:")
+            width = max(len(name) for name in names)
+            for name, text in info["descriptions"][catalogue].items():
+                click.echo(f"        {name:<{width}}  {text}".rstrip())
+
+
+def _descriptions(registry: Any, registered: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+    """Catalogue -> component name -> its one-line description (a method's summary)."""
+    out: dict[str, dict[str, str]] = {}
+    for catalogue, names in registered.items():
+        components = getattr(registry, catalogue)
+        out[catalogue] = {name: _one_line(getattr(components[name], "description", None)
+                                            or getattr(components[name], "summary", "")) for name in names}
+    return out
+
+
+def _one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
 
 
 @cli.command("datasets")

@@ -229,9 +229,14 @@ def _collect(pm: pluggy.PluginManager, name: str, info: PluginInfo) -> dict[str,
         try:
             found[attr] = collect_from(pm, hook_name, kind, label, name)
         except Exception as err:  # noqa: BLE001
-            report_failure(info, err, f"register its {label}s")
+            report_failure(info, err, f"register its {plural(label)}")
             return None
     return found
+
+
+def plural(label: str) -> str:
+    """"penalty" -> "penalties", "ridge family" -> "ridge families", "method" -> "methods"."""
+    return label[:-1] + "ies" if label.endswith("y") else label + "s"
 
 
 def collect_from(pm: pluggy.PluginManager, hook_name: str, kind: type, label: str, plugin: str) -> list:
@@ -242,7 +247,7 @@ def collect_from(pm: pluggy.PluginManager, hook_name: str, kind: type, label: st
 
     def register(component: Any) -> None:
         if not isinstance(component, kind):
-            raise PluginError(f"register() for {label}s takes an {kind.__module__.split('.')[0]}."
+            raise PluginError(f"register() for {plural(label)} takes an {kind.__module__.split('.')[0]}."
                               f"{kind.__name__}, got {type(component).__name__}")
         items.append(component.labelled(plugin))
 
@@ -260,6 +265,9 @@ def collect(hook_name: str, kind: type, label: str | None = None) -> Catalogue:
     """
     pm = plugin_manager()
     label = label or kind.__name__
+    caller = getattr(pm.hook, hook_name, None)
+    if caller is None or not caller.has_spec():
+        raise PluginError(f"no hook specification {hook_name!r}: add it with add_hookspecs before collecting")
     table: dict[str, Any] = {}
     for name, plugin in pm.list_name_plugin():
         if plugin is None:
@@ -271,7 +279,7 @@ def collect(hook_name: str, kind: type, label: str | None = None) -> Catalogue:
             if clash:
                 raise PluginError(clash)
         except Exception as err:  # noqa: BLE001
-            report_failure(info, err, f"register its {label}s")
+            report_failure(info, err, f"register its {plural(label)}")
             continue
         table.update((item.name, item) for item in items)
     return Catalogue(label, table)

@@ -1,18 +1,42 @@
-"""Helpers for testing plugins: register a plugin object for the duration of a block.
+"""Helpers for testing plugins: register a plugin for a block, and check a component's contract.
+
+``registered`` registers a plugin object for the duration of a block::
 
     from interp.testing import registered
 
     def test_my_operator():
         with registered(MyPlugin(), "myplugin"):
             assert "maj" in interp.get_registry().kernel_operators
+
+The ``check_*`` functions test what the consumers of each catalogue rely on but cannot verify
+when a component is created: that a penalty's ``prox`` really is its proximal operator, that a
+ridge family's ``gradient`` is the derivative of its ``value``, that a kernel operator's
+``combine`` counts what its truth table says, and that an embedding returns one finite vector
+per feature.  Each returns None when the component keeps its contract and otherwise raises
+``ContractError`` (an ``AssertionError``, so pytest shows it as a failed test) with a message
+naming the component and what is wrong::
+
+    from interp.testing import check_penalty
+
+    def test_my_penalty():
+        check_penalty(MyPenalty())
+
+Every check is deterministic (fixed points, fixed random seeds) and takes well under a second.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+import itertools
+from typing import Any, Iterator, Mapping
 
+import numpy as np
+
+from .components import Component, EmbeddedFeatures, Embedding, KernelOperator, Penalty, RidgeFamily
 from .registry import PluginInfo, register_plugin, unregister_plugin
+
+__all__ = ["ContractError", "registered", "check_penalty", "check_ridge_family", "check_kernel_operator",
+           "check_embedding"]
 
 
 @contextlib.contextmanager
@@ -23,3 +47,400 @@ def registered(plugin: object, name: str) -> Iterator[PluginInfo]:
         yield info
     finally:
         unregister_plugin(name)
+
+
+class ContractError(AssertionError):
+    """A component does not do what its contract says; the message names it and the problem."""
+
+
+def _fail(component: Component, message: str) -> None:
+    origin = f" from plugin {component.plugin!r}" if component.plugin else ""
+    raise ContractError(f"{component.kind} {component.name!r}{origin}: {message}")
+
+
+def _require(component: Any, kind: type, check: str) -> None:
+    if not isinstance(component, kind):
+        raise TypeError(f"{check} takes an interp.{kind.__name__}, got {type(component).__name__}")
+
+
+def _num(value: float) -> str:
+    return f"{float(value):.10g}"
+
+
+# -- penalties ------------------------------------------------------------------------------------
+#: points w and steps of the prox checks: both signs, zero, integers (where Facets-type penalties
+#: have kinks) and points between them
+PENALTY_POINTS = (-3.7, -2.0, -1.2, -0.4, 0.0, 0.15, 0.5, 1.0, 1.6, 2.5, 4.3)
+PENALTY_STEPS = (0.05, 0.3, 1.0, 2.5)
+#: the prox output may differ from the brute-force minimiser by this much ...
+PROX_XTOL = 1e-6
+#: ... or else its objective may exceed the brute-force minimum by at most this (relative): that
+#: accepts either minimiser where a non-convex penalty has two
+PROX_FTOL = 1e-12
+#: grid points of the brute-force minimisation (refined by bounded Brent around the best one)
+PROX_GRID = 241
+SUBDIFF_TOL = 1e-6
+#: finite-difference step and tolerance of the one-sided derivatives of value
+DERIVATIVE_STEP = 1e-7
+DERIVATIVE_TOL = 1e-4
+SUBDIFF_GRADIENTS = (-3.0, -0.5, 0.0, 0.7, 2.2)
+
+
+class _PenaltyProbe:
+    """A penalty with its hyperparameters bound, evaluated at one point at a time."""
+
+    def __init__(self, penalty: Penalty, hyper: Mapping[str, Any]):
+        self.penalty, self.hyper = penalty, dict(hyper)
+
+    def omega(self, u: float) -> float:
+        return float(self.penalty.value(np.array([u]), **self.hyper))
+
+    def prox1(self, w: float, step: float) -> float:
+        out = np.asarray(self.penalty.prox(np.array([w]), step, **self.hyper), dtype=float)
+        if out.shape != (1,):
+            _fail(self.penalty, f"prox of an array of shape (1,) returned shape {out.shape}")
+        return float(out[0])
+
+    def call(self, w: float, step: float) -> str:
+        extra = "".join(f", {k}={v!r}" for k, v in self.hyper.items())
+        return f"prox({_num(w)}, step={_num(step)}{extra})"
+
+
+def check_penalty(penalty: Penalty, hyper: Mapping[str, Any] | None = None, *,
+                  per_coordinate_steps: bool = True) -> None:
+    """Check ``penalty`` against the definition of a separable penalty and its prox.
+
+    With ``hyper`` (default: the penalty's ``defaults``, updated with ``hyper``):
+
+    - ``value`` is finite and >= 0 at every test point, and the value of a vector is the sum of
+      its coordinates' values (the penalty is separable);
+    - ``prox(w, step)`` is the argmin of ``(u - w)^2 / 2 + step * value(u)``, compared with a
+      brute-force 1-D minimisation (a grid, then ``scipy.optimize.minimize_scalar``) for a
+      range of ``w`` and steps;
+    - ``prox`` works elementwise: a vector of points with one scalar step, and (unless
+      ``per_coordinate_steps=False``: the solvers then serve one distinct step at a time) with
+      one step per coordinate, gives the one-point results coordinate by coordinate;
+    - ``subdiff_distance`` (if the penalty has one) is ~0 at the prox output, i.e. at
+      ``u = prox(w, step)`` the distance of ``-(u - w) / step`` to the subdifferential is ~0, and
+      elsewhere it is the distance of ``-grad`` to the interval between the one-sided
+      derivatives of ``value``.
+    """
+    _require(penalty, Penalty, "check_penalty")
+    unknown = sorted(set(hyper or {}) - set(penalty.defaults))
+    if unknown:
+        raise ValueError(f"penalty {penalty.name!r} has no hyperparameter {unknown[0]!r} (its defaults name: "
+                         f"{', '.join(penalty.defaults) or 'none'})")
+    probe = _PenaltyProbe(penalty, {**penalty.defaults, **(hyper or {})})
+    _check_penalty_value(probe)
+    w, steps = (np.array(v) for v in zip(*itertools.product(PENALTY_POINTS, PENALTY_STEPS)))
+    proxed = np.array([_check_prox_point(probe, wi, si) for wi, si in zip(w, steps)])
+    _check_prox_elementwise(probe, w, steps, proxed, per_coordinate_steps)
+    if penalty.provides("subdiff_distance"):
+        _check_subdiff_at_prox(probe, w, steps, proxed)
+        _check_subdiff_against_derivatives(probe)
+
+
+def _check_penalty_value(probe: _PenaltyProbe) -> None:
+    values = []
+    for w in PENALTY_POINTS:
+        v = probe.omega(w)
+        if not np.isfinite(v) or v < 0:
+            _fail(probe.penalty, f"value([{_num(w)}]) = {v}, not a finite number >= 0")
+        values.append(v)
+    total = float(probe.penalty.value(np.array(PENALTY_POINTS), **probe.hyper))
+    if not np.isclose(total, sum(values), rtol=1e-10, atol=1e-12):
+        _fail(probe.penalty, f"value of the {len(values)} test points together is {_num(total)} but the sum "
+                             f"of their values is {_num(sum(values))}: a penalty is a sum over coordinates")
+
+
+def _brute_prox(probe: _PenaltyProbe, w: float, step: float) -> tuple[float, float]:
+    """(minimiser, minimum) of h(u) = (u - w)^2 / 2 + step * omega(u) by brute force.
+
+    Since omega >= 0, h(u) <= h(w) bounds |u - w| by sqrt(2 step omega(w)): a grid over that
+    interval, then bounded Brent around the best grid point.
+    """
+    from scipy.optimize import minimize_scalar
+
+    def h(u: float) -> float:
+        return (u - w) ** 2 / 2 + step * probe.omega(u)
+
+    radius = np.sqrt(2 * step * probe.omega(w)) + 1e-3
+    grid = np.linspace(w - radius, w + radius, PROX_GRID)
+    values = np.array([h(u) for u in grid])
+    i = int(np.argmin(values))
+    dx = grid[1] - grid[0]
+    res = minimize_scalar(h, bounds=(grid[i] - dx, grid[i] + dx), method="bounded",
+                          options={"xatol": 1e-13, "maxiter": 500})
+    return (float(res.x), float(res.fun)) if res.fun < values[i] else (float(grid[i]), float(values[i]))
+
+
+def _check_prox_point(probe: _PenaltyProbe, w: float, step: float) -> float:
+    u = probe.prox1(w, step)
+    if not np.isfinite(u):
+        _fail(probe.penalty, f"{probe.call(w, step)} = {u}")
+    best, minimum = _brute_prox(probe, w, step)
+    objective = (u - w) ** 2 / 2 + step * probe.omega(u)
+    if abs(u - best) > PROX_XTOL and objective > minimum + PROX_FTOL * (1 + abs(minimum)):
+        _fail(probe.penalty, f"{probe.call(w, step)} = {_num(u)} but the minimiser is {_num(best)} "
+                             f"(objective {_num(objective)} > {_num(minimum)})")
+    return u
+
+
+def _check_prox_elementwise(probe: _PenaltyProbe, w: np.ndarray, steps: np.ndarray, proxed: np.ndarray,
+                            per_coordinate: bool) -> None:
+    for step in PENALTY_STEPS:
+        at = steps == step
+        got = probe.penalty.prox(w[at], step, **probe.hyper)
+        _same_per_coordinate(probe, f"with the scalar step {_num(step)}", w[at], got, proxed[at], steps[at])
+    if not per_coordinate:
+        return
+    try:
+        got = probe.penalty.prox(w, steps, **probe.hyper)
+    except Exception as err:  # noqa: BLE001 - whatever it raises is what we report
+        _fail(probe.penalty, f"prox does not take one step per coordinate ({type(err).__name__}: {err}); "
+                             "pass per_coordinate_steps=False if it is meant to take scalar steps only")
+    _same_per_coordinate(probe, "with one step per coordinate", w, got, proxed, steps)
+
+
+def _same_per_coordinate(probe: _PenaltyProbe, how: str, w: np.ndarray, got: Any, want: np.ndarray,
+                         steps: np.ndarray) -> None:
+    got = np.asarray(got, dtype=float)
+    if got.shape != w.shape:
+        _fail(probe.penalty, f"prox of {w.size} points {how} returned shape {got.shape}, not {w.shape}")
+    bad = np.flatnonzero(~np.isclose(got, want, rtol=1e-12, atol=1e-12))
+    if bad.size:
+        i = bad[0]
+        _fail(probe.penalty, f"prox of {w.size} points {how} gives {_num(got[i])} at coordinate {i}, but "
+                             f"{probe.call(w[i], steps[i])} = {_num(want[i])}")
+
+
+def _check_subdiff_at_prox(probe: _PenaltyProbe, w: np.ndarray, steps: np.ndarray, proxed: np.ndarray) -> None:
+    grad = (proxed - w) / steps
+    dist = np.asarray(probe.penalty.subdiff_distance(proxed, grad, **probe.hyper), dtype=float)
+    if dist.shape != w.shape:
+        _fail(probe.penalty, f"subdiff_distance of {w.size} points returned shape {dist.shape}, not {w.shape}")
+    bad = np.flatnonzero(~(np.abs(dist) <= SUBDIFF_TOL))
+    if bad.size:
+        i = bad[0]
+        _fail(probe.penalty, f"subdiff_distance is {_num(dist[i])}, not 0, at u = {probe.call(w[i], steps[i])} "
+                             f"= {_num(proxed[i])} with grad = (u - w) / step = {_num(grad[i])}")
+
+
+def _check_subdiff_against_derivatives(probe: _PenaltyProbe) -> None:
+    """The distance of -grad to [min, max] of value's one-sided derivatives (the Clarke
+    subdifferential of a piecewise-smooth 1-D function)."""
+    h = DERIVATIVE_STEP
+    for w in PENALTY_POINTS:
+        left = (probe.omega(w) - probe.omega(w - h)) / h
+        right = (probe.omega(w + h) - probe.omega(w)) / h
+        lo, hi = min(left, right), max(left, right)
+        for g in SUBDIFF_GRADIENTS:
+            want = max(lo + g, -g - hi, 0.0)
+            got = float(np.asarray(probe.penalty.subdiff_distance(np.array([w]), np.array([g]), **probe.hyper),
+                                   dtype=float).ravel()[0])
+            if not abs(got - want) <= DERIVATIVE_TOL * (1 + abs(g)):
+                _fail(probe.penalty, f"subdiff_distance([{_num(w)}], grad=[{_num(g)}]) = {got:.6g} but value's "
+                                     f"one-sided derivatives [{lo:.6g}, {hi:.6g}] put -grad at distance {want:.6g}")
+
+
+# -- ridge families -------------------------------------------------------------------------------
+#: where Symbolic Pursuit evaluates ridge functions: the ReLU of a projection, floored above 0
+RIDGE_POINTS = (0.05, 0.3, 0.7, 1.0, 1.4, 2.2)
+FD_STEP = 1e-6
+FD_RTOL = 1e-4
+
+
+def check_ridge_family(family: RidgeFamily, z: Any = None) -> None:
+    """Check a ridge family.
+
+    A Meijer G configuration: the orders satisfy 0 <= m <= q, 0 <= n <= p, q >= 1, ``init_a``
+    has p values and ``init_b`` q, all finite.  A custom family: ``value(theta, z)`` is finite of
+    shape (N,), and ``gradient(theta, z)`` returns (d/dtheta of shape (len(theta), N), d/dz of
+    shape (N,)) equal to central finite differences of ``value`` in theta and in z, at
+    ``init_theta`` and two points near it, for ``z`` (default: positive points, as Symbolic
+    Pursuit evaluates a family at the ReLU of a projection).
+    """
+    _require(family, RidgeFamily, "check_ridge_family")
+    if family.orders is not None:
+        _check_meijer_family(family)
+        return
+    z = np.asarray(RIDGE_POINTS if z is None else z, dtype=float)
+    theta0 = np.asarray(family.init_theta, dtype=float)
+    rng = np.random.default_rng(0)
+    for theta in (theta0, *(theta0 + 0.1 * rng.standard_normal(theta0.shape) for _ in range(2))):
+        _check_family_gradient(family, theta, z)
+
+
+def _check_meijer_family(family: RidgeFamily) -> None:
+    orders = family.orders
+    if len(orders) != 4:
+        _fail(family, f"orders must be (m, n, p, q), got {orders}")
+    m, n, p, q = orders
+    if not (0 <= m <= q and 0 <= n <= p and q >= 1):
+        _fail(family, f"orders (m, n, p, q) = {orders} need 0 <= m <= q, 0 <= n <= p and q >= 1")
+    for field, size, letter in (("init_a", p, "p"), ("init_b", q, "q")):
+        values = getattr(family, field)
+        if len(values) != size:
+            _fail(family, f"{field} has {len(values)} values, {letter} = {size} needed")
+    start = [*family.init_a, *family.init_b, family.init_scale, family.init_power]
+    if not np.all(np.isfinite(start)):
+        _fail(family, f"initial parameters (a, b, scale, power) = {start} are not all finite")
+
+
+def _family_value(family: RidgeFamily, theta: np.ndarray, z: np.ndarray) -> np.ndarray:
+    v = np.asarray(family.value(theta, z), dtype=float)
+    if v.shape != z.shape or not np.all(np.isfinite(v)):
+        _fail(family, f"value(theta={_vec(theta)}, z) for {z.size} points z returned "
+                      f"{'shape ' + str(v.shape) if v.shape != z.shape else 'non-finite values'}")
+    return v
+
+
+def _vec(values: np.ndarray) -> str:
+    return "(" + ", ".join(f"{v:.6g}" for v in values) + ")"
+
+
+def _check_family_gradient(family: RidgeFamily, theta: np.ndarray, z: np.ndarray) -> None:
+    v = _family_value(family, theta, z)
+    out = family.gradient(theta, z)
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        _fail(family, "gradient(theta, z) must return the pair (d/dtheta, d/dz)")
+    dth, dz = (np.asarray(part, dtype=float) for part in out)
+    if dth.shape != (theta.size, z.size) or dz.shape != z.shape:
+        _fail(family, f"gradient(theta, z) returned shapes {dth.shape} and {dz.shape}, not "
+                      f"({theta.size}, {z.size}) and ({z.size},)")
+    scale = 1.0 + float(np.max(np.abs(v)))
+    for i in range(theta.size):
+        e = np.zeros_like(theta)
+        e[i] = FD_STEP * max(1.0, abs(theta[i]))
+        fd = (_family_value(family, theta + e, z) - _family_value(family, theta - e, z)) / (2 * e[i])
+        _compare_derivative(family, f"d value / d theta[{i}]", theta, z, dth[i], fd, scale)
+    ez = FD_STEP * np.maximum(1.0, np.abs(z))
+    fd = (_family_value(family, theta, z + ez) - _family_value(family, theta, z - ez)) / (2 * ez)
+    _compare_derivative(family, "d value / d z", theta, z, dz, fd, scale)
+
+
+def _compare_derivative(family, what: str, theta, z, got: np.ndarray, fd: np.ndarray, scale: float) -> None:
+    bad = np.flatnonzero(~(np.abs(got - fd) <= FD_RTOL * (np.abs(fd) + scale)))
+    if bad.size:
+        j = bad[0]
+        _fail(family, f"{what} at theta={_vec(theta)}, z={_num(z[j])} is {_num(got[j])} by gradient() but "
+                      f"{_num(fd[j])} by central differences of value()")
+
+
+# -- kernel operators -----------------------------------------------------------------------------
+KERNEL_ROWS = (5, 4)  # rows of the random X and Z
+
+
+def check_kernel_operator(op: KernelOperator) -> None:
+    """Check ``op.combine`` against brute-force enumeration of the operator's feature space.
+
+    Operand j of ``op(x_1, ..., x_k)`` is a literal over its own small random binary data
+    (X_j, Z_j with n_j features, rows of all zeros and all ones included), so the operands'
+    joint-state blocks ``[[n-p-q+s, q-s], [p-s, s]]`` (s = X_j Z_j^T, p and q the rows' counts
+    of ones) differ.  ``op.combine(blocks)`` must give, for every pair of rows and all four
+    joint states (u, v), the number of the n_1 * ... * n_k features (one per choice of a column
+    in each operand) that are u on the row of X and v on the row of Z, evaluated with the
+    truth table.  A closed form overriding ``combine`` must agree with that count.
+    """
+    _require(op, KernelOperator, "check_kernel_operator")
+    rng = np.random.default_rng(0)
+    k = op.arity
+    widths = [2 + j % 2 if k <= 4 else 2 for j in range(k)]
+    Xs, Zs = [], []
+    for n in widths:
+        X = (rng.random((KERNEL_ROWS[0], n)) < 0.5).astype(np.int64)
+        Z = (rng.random((KERNEL_ROWS[1], n)) < 0.5).astype(np.int64)
+        X[0], Z[0] = 0, 1  # the extreme counts p = 0 and q = n
+        Xs.append(X)
+        Zs.append(Z)
+    got = op.combine([_joint_blocks(X, Z) for X, Z in zip(Xs, Zs)])
+    want = _enumerated_counts(op, Xs, Zs)
+    shape = (KERNEL_ROWS[0], KERNEL_ROWS[1])
+    try:
+        if len(got) != 2 or any(len(row) != 2 for row in got):
+            raise ValueError(f"got {len(got)} rows")
+        got = [[np.broadcast_to(np.asarray(got[u][v], dtype=float), shape) for v in (0, 1)] for u in (0, 1)]
+    except (TypeError, ValueError) as err:
+        _fail(op, f"combine() must return the 2 x 2 counts out[u][v] (u, v in 0, 1), each broadcasting to "
+                  f"{shape}: {err}")
+    for u, v in itertools.product((0, 1), repeat=2):
+        bad = np.argwhere(~(np.abs(got[u][v] - want[u][v]) <= 1e-9 * (1 + np.abs(want[u][v]))))
+        if bad.size:
+            i, j = bad[0]
+            _fail(op, f"combine() gives the joint-state count out[{u}][{v}] = {_num(got[u][v][i, j])} for X row {i} "
+                      f"and Z row {j}, but enumerating the {int(np.prod(widths))} features of "
+                      f"{op.name}({', '.join(f'x{t + 1}' for t in range(k))}) gives {int(want[u][v][i, j])}")
+
+
+def _joint_blocks(X: np.ndarray, Z: np.ndarray) -> list[list[np.ndarray]]:
+    """``blocks[a][b]``: how many features are a on a row of X and b on a row of Z."""
+    s = X @ Z.T
+    p, q = X.sum(1)[:, None], Z.sum(1)[None, :]
+    n = X.shape[1]
+    return [[n - p - q + s, q - s], [p - s, s]]
+
+
+def _enumerated_counts(op: KernelOperator, Xs: list, Zs: list) -> list[list[np.ndarray]]:
+    """The joint-state counts by evaluating the truth table on every feature of the product space."""
+    k = op.arity
+    table = np.array(op.truth_table)
+
+    def features(Ms: list) -> np.ndarray:  # (rows, n_1 * ... * n_k): one column per feature
+        columns = np.meshgrid(*(np.arange(M.shape[1]) for M in Ms), indexing="ij")
+        rows = sum(M[:, c.ravel()] << (k - 1 - j) for j, (M, c) in enumerate(zip(Ms, columns)))
+        return table[rows]
+
+    fx, fz = features(Xs), features(Zs)
+    return [[(fx == u).astype(np.int64) @ (fz == v).astype(np.int64).T for v in (0, 1)] for u in (0, 1)]
+
+
+# -- embeddings -----------------------------------------------------------------------------------
+EMBEDDING_FEATURES = 9
+
+
+def check_embedding(embedding: Embedding) -> None:
+    """Check ``embedding.embed`` on a random symmetric non-negative matrix, dense and scipy sparse.
+
+    Each call returns an ``EmbeddedFeatures`` or an array with one row per feature, shape
+    (n_features, k) with k >= 1, finite values (and ``explained_variance_ratio`` /
+    ``singular_values``, when given, k finite values each); it leaves the matrix unchanged and
+    returns the same vectors when called again.
+    """
+    _require(embedding, Embedding, "check_embedding")
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    d = EMBEDDING_FEATURES
+    A = rng.integers(0, 6, (d, d)) * (rng.random((d, d)) < 0.6)
+    dense = (A + A.T).astype(float)
+    for matrix, kind in ((dense, "dense"), (sp.csr_matrix(dense), "scipy sparse")):
+        first = _embed_checked(embedding, matrix, f"a {kind} {d} x {d} matrix")
+        again = _embed_checked(embedding, matrix.copy(), f"a {kind} {d} x {d} matrix")
+        if not np.array_equal(first, again):
+            _fail(embedding, f"embed() of the same {kind} matrix twice gives different vectors (not deterministic)")
+
+
+def _embed_checked(embedding: Embedding, matrix: Any, what: str) -> np.ndarray:
+    original = matrix.copy()
+    out = embedding.embed(matrix)
+    changed = (matrix != original).nnz if hasattr(matrix, "nnz") else np.any(matrix != original)
+    if changed:
+        _fail(embedding, f"embed() changed its input ({what})")
+    record = out if isinstance(out, EmbeddedFeatures) else EmbeddedFeatures(vectors=out)
+    try:
+        vectors = np.asarray(record.vectors, dtype=float)
+    except (TypeError, ValueError) as err:
+        _fail(embedding, f"embed() on {what} returned {type(out).__name__}, not vectors: {err}")
+    d = matrix.shape[0]
+    if vectors.ndim != 2 or vectors.shape[0] != d or vectors.shape[1] < 1:
+        _fail(embedding, f"embed() on {what} returned shape {vectors.shape}, not ({d}, k) with k >= 1")
+    if not np.all(np.isfinite(vectors)):
+        _fail(embedding, f"embed() on {what} returned non-finite values (NaN or inf)")
+    for field in ("explained_variance_ratio", "singular_values"):
+        values = getattr(record, field)
+        if values is not None:
+            values = np.asarray(values, dtype=float)
+            if values.shape != (vectors.shape[1],) or not np.all(np.isfinite(values)):
+                _fail(embedding, f"{field} on {what} must be {vectors.shape[1]} finite values (one per "
+                                 f"dimension), got {values!r}")
+    return vectors
