@@ -8,7 +8,8 @@
 from interp.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    ".estimator": ["SymbolicPursuitClassifier", "SymbolicPursuitRegressor", "Term"],
-    ".explain": ["explain_blackbox"],
+    ".estimator": ["SymbolicPursuitClassifier", "SymbolicPursuitRegressor"],
+    ".terms": ["Term"],
+    ".method": ["explain_blackbox"],
     ".meijer": ["meijerg", "meijerg_grad"],
 })

@@ -12,6 +12,7 @@ import math
 import signal
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -52,6 +53,7 @@ def _np_meijerg(a_s, b_s, z):
 
 
 def feature_symbols(est):
+    """One real sympy symbol per feature of a fitted estimator (its feature names, or x1..xd)."""
     names = getattr(est, "feature_names_in_", None)
     d = est.n_features_in_
     if names is None:
@@ -93,50 +95,69 @@ def _closed_form(a_s, b_s, zlo, zhi):
     return expr, Z
 
 
-def build_expression(est):
-    xs = feature_symbols(est)
-    d = len(xs)
-    expr = sp.Float(est.intercept_)
-    closed = []
-    for tm in est.terms_:
-        c = tm.v / (np.linalg.norm(tm.v) * math.sqrt(d)) / est.data_range_
-        c0 = -float(c @ est.data_min_)
-        lin = sp.Float(c0) + sum(sp.Float(float(cj)) * x for cj, x in zip(c, xs))
-        lo, hi = tm.u_range if tm.u_range is not None else (U_FLOOR, None)
-        u = sp.Max(sp.Float(lo), lin) if hi is None else sp.Min(sp.Float(hi), sp.Max(sp.Float(lo), lin))
-        if tm.orders is None:
-            g = sp.Function(tm.family)(u)
-            closed.append(False)
-        else:
-            m, n, p, q = tm.orders
-            th = tm.theta
-            a_s = [[float(v) for v in th[:n]], [float(v) for v in th[n:p]]]
-            b_s = [[float(v) for v in th[p:p + m]], [float(v) for v in th[p + m:p + q]]]
-            s, r = float(th[p + q]), float(th[p + q + 1])
-            zarg = sp.Float(s) * u ** sp.Float(r)
-            cf, Z = _closed_form(a_s, b_s, s * lo**r, s * (hi if hi is not None else 1.0) ** r)
-            if cf is not None:
-                g = cf.subs(Z, zarg)
-                closed.append(True)
-            else:
-                g = sp.meijerg(a_s, b_s, zarg)
-                closed.append(False)
-        tm.closed_form = g
+@dataclass(frozen=True)
+class SymbolicExpression:
+    """The model as sympy: the whole ``expression``, each term's g(u) (``term_forms``) and
+    whether ``hyperexpand`` gave it a closed form (``closed``)."""
+
+    expression: sp.Expr
+    term_forms: tuple
+    closed: tuple[bool, ...]
+
+
+def _ridge_argument(tm, xs, data_min, data_range):
+    """The term's clipped ridge argument u in the original feature units."""
+    c = tm.v / (np.linalg.norm(tm.v) * math.sqrt(len(xs))) / data_range
+    c0 = -float(c @ data_min)
+    lin = sp.Float(c0) + sum(sp.Float(float(cj)) * x for cj, x in zip(c, xs))
+    lo, hi = tm.u_range if tm.u_range is not None else (U_FLOOR, None)
+    u = sp.Max(sp.Float(lo), lin) if hi is None else sp.Min(sp.Float(hi), sp.Max(sp.Float(lo), lin))
+    return u, lo, hi
+
+
+def _term_form(tm, u, lo, hi):
+    """g(u) of one term, and whether it is a closed form (a Meijer G that hyperexpand rewrote)."""
+    if tm.orders is None:
+        return sp.Function(tm.family)(u), False
+    m, n, p, q = tm.orders
+    th = tm.theta
+    a_s = [[float(v) for v in th[:n]], [float(v) for v in th[n:p]]]
+    b_s = [[float(v) for v in th[p:p + m]], [float(v) for v in th[p + m:p + q]]]
+    s, r = float(th[p + q]), float(th[p + q + 1])
+    zarg = sp.Float(s) * u ** sp.Float(r)
+    cf, Z = _closed_form(a_s, b_s, s * lo**r, s * (hi if hi is not None else 1.0) ** r)
+    if cf is not None:
+        return cf.subs(Z, zarg), True
+    return sp.meijerg(a_s, b_s, zarg), False
+
+
+def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False) -> SymbolicExpression:
+    """intercept + sum_k w_k g_k(u_k) in the feature symbols ``xs`` (through a sigmoid when
+    ``logit``), the min-max scaling (``data_min``, ``data_range``) folded in."""
+    expr = sp.Float(intercept)
+    forms, closed = [], []
+    for tm in terms:
+        g, is_closed = _term_form(tm, *_ridge_argument(tm, xs, data_min, data_range))
+        forms.append(g)
+        closed.append(is_closed)
         expr = expr + sp.Float(tm.weight) * g
-    if est.link == "logit":
+    if logit:
         expr = 1 / (1 + sp.exp(-expr))
-    est.closed_forms_ = closed
-    return expr
+    return SymbolicExpression(expression=expr, term_forms=tuple(forms), closed=tuple(closed))
+
+
+def _custom_ridge_function(tm):
+    """g(u) of a custom-family term as a numpy function, for lambdify."""
+    return lambda u: tm.ridge.value(tm.theta, np.asarray(u, dtype=float))
 
 
 def lambdify_expression(est):
-    """numpy f(X) from ``est.expression_``; custom families are looked up by name."""
+    """numpy f(X) from ``est.expression_``; a custom family's g is the term's own fitted family."""
     xs = feature_symbols(est)
     mods = {"meijerg": _np_meijerg}
     for tm in est.terms_:
         if tm.orders is None:
-            ridge = est._ridge(tm.family)
-            mods[tm.family] = (lambda r, th: (lambda u: r.value(th, np.asarray(u, dtype=float))))(ridge, tm.theta)
+            mods[tm.family] = _custom_ridge_function(tm)
     f = sp.lambdify(xs, est.expression_, modules=[mods, "scipy", "numpy"])
 
     def predict(X):

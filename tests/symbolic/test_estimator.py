@@ -139,13 +139,43 @@ def test_classifier_sigmoid_link():
     rng = np.random.default_rng(4)
     X = rng.uniform(size=(120, 2))
     p = 1 / (1 + np.exp(-(3 * X[:, 0] - 2 * X[:, 1])))
+    labels = np.where(p > 0.5, "yes", "no")
     est = SymbolicPursuitClassifier(max_terms=2, random_state=0, families=["meijer_0131", "meijer_2123"],
-                                    **FAST).fit(X, p)
+                                    **FAST).fit(X, labels, proba=p)
     proba = est.predict_proba(X)
     assert proba.shape == (120, 2)
     assert np.all((proba >= 0) & (proba <= 1))
     assert np.corrcoef(proba[:, 1], p)[0, 1] > 0.95
     np.testing.assert_allclose(est.numpy_function()(X), proba[:, 1], rtol=1e-8)
+    # a classifier: labels from predict, the logit as decision function, "yes" (the larger) positive
+    assert list(est.classes_) == ["no", "yes"]
+    decision = est.decision_function(X)
+    np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-decision)))
+    np.testing.assert_array_equal(est.predict(X), np.where(decision > 0, "yes", "no"))
+    assert est.score(X, labels) > 0.9
+
+
+def test_classifier_fits_labels_without_probabilities():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(120, 2))
+    y = np.where(X[:, 0] + X[:, 1] > 1, 7, 3)
+    est = SymbolicPursuitClassifier(max_terms=1, random_state=0, families=["meijer_0131"], **FAST).fit(X, y)
+    assert list(est.classes_) == [3, 7]
+    assert set(est.predict(X)) <= {3, 7}
+    assert est.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("y, proba, msg", [
+    (np.arange(6) % 3, None, "Only binary classification is supported"),
+    (np.linspace(0, 1, 6), None, "Unknown label type"),
+    (np.arange(6) % 2, np.full(5, 0.5), "one probability per row"),
+    (np.arange(6) % 2, np.full(6, 1.5), "probabilities in \\[0, 1\\]"),
+])
+def test_classifier_bad_target_is_one_line_input_error(y, proba, msg):
+    X = np.random.default_rng(6).uniform(size=(6, 2))
+    with pytest.raises(interp.InputError, match=msg) as err:
+        SymbolicPursuitClassifier(max_terms=1, families=["meijer_0131"], **FAST).fit(X, y, proba=proba)
+    assert "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize("X, y, msg", [

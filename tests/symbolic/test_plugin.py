@@ -7,7 +7,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import interp
 from interp import InputError
 from interp.runner import RunContext, run_method
-from interp_symbolic import SymbolicPursuitRegressor, explain_blackbox
+from interp_symbolic import SymbolicPursuitClassifier, SymbolicPursuitRegressor, explain_blackbox
 
 PAPER = {"meijer_1002": (1, 0, 0, 2), "meijer_0131": (0, 1, 3, 1), "meijer_2123": (2, 1, 2, 3),
          "meijer_2233": (2, 2, 3, 3), "meijer_2013": (2, 0, 1, 3)}
@@ -43,6 +43,48 @@ def test_run_method_payload():
     assert isinstance(res.estimator, SymbolicPursuitRegressor)
     assert "fidelity" in res.text
     res.to_dict()  # JSON-able
+    formula, fidelity, terms, importances, figure = res.sections
+    assert isinstance(formula, interp.Formula) and formula.text.startswith("f(x) = ")
+    assert formula.latex.startswith("f(x) = ") and "<mrow>" in formula.mathml
+    assert isinstance(fidelity, interp.Text) and "held-out rows" in fidelity.body
+    assert isinstance(terms, interp.Table) and len(terms.rows) == 1 and terms.rows[0][1] in PAPER
+    assert isinstance(importances, interp.Table) and {row[0] for row in importances.rows} == {"a", "b", "c"}
+    assert isinstance(figure, interp.Figure) and figure.name == "fidelity"
+    assert interp.Explanation.from_dict(res.to_dict()).sections == res.sections
+
+
+def test_run_method_classification_is_a_classifier():
+    X, y = _data(120, seed=2)
+    labels = np.where(y > np.median(y), "high", "low")
+    data = interp.load_dataset(X, y=labels, feature_names=["a", "b", "c"])
+    res = run_method("symbolic", data, {"model": "gbm", "max_terms": 1, "n_restarts": 1, "maxiter": 20},
+                     RunContext(seed=0, quiet=True))
+    est = res.estimator
+    assert isinstance(est, SymbolicPursuitClassifier) and list(est.classes_) == ["high", "low"]
+    assert res.params["task"] == "classification"
+    assert 0 <= res.metrics["symbolic_accuracy"] <= 1 and res.metrics["fidelity_r2"] > 0.5
+    assert res.sections[0].text.startswith("f(x) = 1/(")  # the probability of "low", through a sigmoid
+
+
+@pytest.mark.parametrize("options, flag", [
+    ({"max_terms": 0}, "--max-terms"), ({"n_restarts": 0}, "--n-restarts"), ({"maxiter": 0}, "--maxiter"),
+    ({"test_size": 1.5}, "--test-size"), ({"test_size": 0.0}, "test_size"), ({"model": "knn"}, "--model"),
+])
+def test_method_options_are_checked_in_one_line(options, flag):
+    X, y = _data(40)
+    data = interp.load_dataset(X, y=y, feature_names=["a", "b", "c"])
+    with pytest.raises(InputError, match=flag) as err:
+        run_method("symbolic", data, options, RunContext(seed=0, quiet=True))
+    assert "\n" not in str(err.value)
+
+
+def test_task_is_inferred_by_the_shared_rule():
+    X, y = _data(60)
+    labels = (y > np.median(y)).astype(int)  # integer labels: classification, as for every method
+    res = explain_blackbox("gbm", X, labels, max_terms=1, n_restarts=1, maxiter=5, random_state=0,
+                           families=["meijer_0131"])
+    assert res.params["task"] == "classification"
+    assert isinstance(res.estimator, SymbolicPursuitClassifier)
 
 
 def test_explain_blackbox_with_fitted_model_and_classification():
@@ -65,7 +107,7 @@ class _NaNBox:
         return out
 
 
-@pytest.mark.parametrize("case", ["nan", "inf", "one_row", "constant", "nan_box"])
+@pytest.mark.parametrize("case", ["nan", "inf", "one_row", "constant", "nan_box", "test_size", "task"])
 def test_bad_input_is_one_line_input_error(case):
     X, y = _data(40)
     model = "gbm"
@@ -79,12 +121,19 @@ def test_bad_input_is_one_line_input_error(case):
         y = np.full(len(y), 2.0)
     elif case == "nan_box":
         model = _NaNBox()
+    options = dict(max_terms=1, n_restarts=1, maxiter=5)
+    if case == "test_size":
+        options["test_size"] = 0.99  # leaves one row to fit on
+    elif case == "task":
+        options["task"] = "ranking"
     with pytest.raises(InputError) as err:
-        explain_blackbox(model, X, y, max_terms=1, n_restarts=1, maxiter=5)
+        explain_blackbox(model, X, y, **options)
     assert "\n" not in str(err.value)
 
 
-@parametrize_with_checks([SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=5, random_state=0,
-                                                   families=["meijer_0131"])])
+_SMALL = dict(max_terms=1, n_restarts=1, maxiter=5, random_state=0, families=["meijer_0131"])
+
+
+@parametrize_with_checks([SymbolicPursuitRegressor(**_SMALL), SymbolicPursuitClassifier(**_SMALL)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -1,0 +1,210 @@
+"""The ``symbolic`` method: data -> black box -> symbolic surrogate on its outputs -> Explanation.
+
+The rows are split once; the black box is trained (or taken) and read on the training rows, the
+symbolic model is fitted to those outputs, and both are compared on the held-out rows.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from interp import Explanation, InputError
+from interp.data import check_finite
+from interp.preprocessing import infer_task
+
+from .blackbox import blackbox_outputs, make_blackbox
+from .estimator import SymbolicPursuitClassifier, SymbolicPursuitRegressor
+from .render import explanation
+
+MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
+TASKS = ("regression", "classification")
+
+
+def run(data, ctx, *, model, max_terms, test_size, **estimator_options) -> Explanation:
+    """``interp run --plugin symbolic``: the options declared by ``SYMBOLIC_METHOD``, checked
+    and defaulted by the core; the estimator's options (n_restarts, maxiter, loss_tol,
+    ratio_tol) pass through.  A model given with ``--model-file`` is the black box."""
+    task = data.task if data.y is not None else "regression"
+    box = ctx.model if ctx.model is not None else model
+    return explain_blackbox(box, data.X, data.y, feature_names=list(data.feature_names), task=task,
+                            max_terms=max_terms, test_size=test_size, random_state=ctx.seed,
+                            n_jobs=ctx.n_jobs, **estimator_options)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The checked table, target (or None) and feature names."""
+
+    X: np.ndarray
+    y: np.ndarray | None
+    names: list[str]
+
+
+@dataclass(frozen=True)
+class Split:
+    """Training and held-out row indices."""
+
+    train: np.ndarray
+    test: np.ndarray
+
+
+@dataclass(frozen=True)
+class BlackBox:
+    """The model being explained and the name the report gives it."""
+
+    model: Any
+    name: str
+
+
+@dataclass(frozen=True)
+class Surrogate:
+    """A fitted symbolic model and the outputs it was compared on (the held-out rows)."""
+
+    estimator: Any
+    blackbox: str
+    task: str
+    names: list[str]
+    blackbox_test: np.ndarray
+    symbolic_test: np.ndarray
+    fit_seconds: float
+
+
+def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_terms=3, test_size=0.25,
+                     random_state=None, n_jobs=None, **estimator_options) -> Explanation:
+    """Fit a symbolic model to a black box and report fidelity, error, expression, importances.
+
+    ``model``: "mlp", "gbm", "rf" or "svm" (trained here on the train split, ``y`` needed), or a
+    fitted estimator (its ``predict``/``predict_proba`` is the black box).  ``task``:
+    "regression" or "classification" (default: ``interp.preprocessing.infer_task(y)``, or
+    regression without ``y``).  The keywords mirror the method's command-line options, hence
+    more than eight parameters; ``estimator_options`` go to the estimator.
+    """
+    inputs = _inputs(X, y, feature_names)
+    task = _task(task, inputs.y)
+    split = _split(inputs, test_size, random_state)
+    box = _blackbox(model, inputs, split, task, random_state)
+    options = dict(max_terms=max_terms, random_state=random_state, n_jobs=n_jobs, **estimator_options)
+    fit = _fit_surrogate(box, inputs, split, task, options)
+    metrics = _fidelity(fit, split)
+    if inputs.y is not None:
+        metrics.update(_accuracy_vs_target(fit, box, inputs, split))
+    params = dict(estimator_options)
+    params.update(model=box.name, max_terms=max_terms, test_size=test_size, task=task,
+                  families=fit.estimator.families_)
+    return explanation(fit, metrics, params)
+
+
+def _inputs(X, y, feature_names) -> Inputs:
+    if hasattr(X, "columns") and feature_names is None:
+        feature_names = [str(c) for c in X.columns]
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise InputError(f"X must be a 2-d table, got shape {X.shape}")
+    names = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(X.shape[1])]
+    check_finite(X, names)
+    if X.shape[0] < MIN_ROWS:
+        raise InputError(f"symbolic needs at least {MIN_ROWS} rows (train and held-out), got {X.shape[0]}")
+    if y is not None:
+        y = np.asarray(y)
+        if y.shape[0] != X.shape[0]:
+            raise InputError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        if y.dtype.kind in "fc":
+            check_finite(y.astype(float), what="y")
+    return Inputs(X=X, y=y, names=names)
+
+
+def _task(task, y) -> str:
+    if task is None:
+        task = infer_task(y) if y is not None else "regression"
+    if task not in TASKS:
+        raise InputError(f"task must be regression or classification, got {task!r}")
+    if y is not None and len(np.unique(y)) < 2:
+        raise InputError("the target is constant: there is nothing to explain")
+    return task
+
+
+def _split(inputs: Inputs, test_size, random_state) -> Split:
+    from sklearn.model_selection import train_test_split
+
+    n = inputs.X.shape[0]
+    if not 0 < test_size < 1:
+        raise InputError(f"test_size must be strictly between 0 and 1, got {test_size}")
+    n_test = int(np.ceil(test_size * n))
+    if n - n_test < 2:
+        raise InputError(f"test_size {test_size} leaves {n - n_test} of {n} rows to fit on: 2 are needed")
+    train, test = train_test_split(np.arange(n), test_size=test_size, random_state=random_state)
+    return Split(train=train, test=test)
+
+
+def _blackbox(model, inputs: Inputs, split: Split, task, random_state) -> BlackBox:
+    """The black box: ``model`` itself, or trained here on the training rows when it is a name."""
+    if not isinstance(model, str):
+        return BlackBox(model, type(model).__name__)
+    if inputs.y is None:
+        raise InputError(f"training the {model!r} black box needs a target y")
+    box = make_blackbox(model, task == "classification", random_state)
+    box.fit(inputs.X[split.train], inputs.y[split.train])
+    return BlackBox(box, model)
+
+
+def _fit_surrogate(box: BlackBox, inputs: Inputs, split: Split, task, options) -> Surrogate:
+    """The symbolic model fitted to the black box's outputs on the training rows.
+
+    A classifier is fitted to the black box's probabilities, with the true labels (or the black
+    box's own, without a target) as its classes.
+    """
+    classification = task == "classification"
+    out_tr = blackbox_outputs(box.model, inputs.X[split.train], classification)
+    out_te = blackbox_outputs(box.model, inputs.X[split.test], classification)
+    if np.ptp(out_tr) == 0:
+        raise InputError("the black box is constant on the training rows: there is nothing to explain")
+    X_tr, X_te = _frame(inputs, split.train), _frame(inputs, split.test)
+    t0 = time.perf_counter()
+    if classification:
+        labels = inputs.y[split.train] if inputs.y is not None else box.model.predict(inputs.X[split.train])
+        est = SymbolicPursuitClassifier(**options).fit(X_tr, labels, proba=out_tr)
+        fit_seconds = time.perf_counter() - t0
+        sym_te = est.predict_proba(X_te)[:, 1]
+    else:
+        est = SymbolicPursuitRegressor(**options).fit(X_tr, out_tr)
+        fit_seconds = time.perf_counter() - t0
+        sym_te = est.predict(X_te)
+    return Surrogate(estimator=est, blackbox=box.name, task=task, names=inputs.names, blackbox_test=out_te,
+                     symbolic_test=sym_te, fit_seconds=fit_seconds)
+
+
+def _fidelity(fit: Surrogate, split: Split) -> dict:
+    """How closely the symbolic model follows the black box on the held-out rows."""
+    mse = float(np.mean((fit.symbolic_test - fit.blackbox_test) ** 2))
+    var = float(np.var(fit.blackbox_test))
+    r2 = 1 - mse / var if var > 0 else float("nan")
+    return dict(fidelity_r2=r2, fidelity_mse=mse, n_terms=fit.estimator.n_terms_, fit_seconds=fit.fit_seconds,
+                n_train=len(split.train), n_test=len(split.test))
+
+
+def _accuracy_vs_target(fit: Surrogate, box: BlackBox, inputs: Inputs, split: Split) -> dict:
+    """The black box's and the symbolic model's accuracy (or MSE and R^2) on the true target."""
+    y_te = inputs.y[split.test]
+    if fit.task == "classification":
+        box_pred = np.asarray(box.model.predict(inputs.X[split.test]))
+        sym_pred = fit.estimator.predict(_frame(inputs, split.test))
+        return dict(blackbox_accuracy=float(np.mean(box_pred == y_te)),
+                    symbolic_accuracy=float(np.mean(sym_pred == y_te)))
+    yt = y_te.astype(float)
+    vy = float(np.var(yt)) or 1.0
+    out = {}
+    for key, pred in (("blackbox", fit.blackbox_test), ("symbolic", fit.symbolic_test)):
+        e = float(np.mean((pred - yt) ** 2))
+        out[f"{key}_mse"] = e
+        out[f"{key}_r2"] = 1 - e / vy
+    return out
+
+
+def _frame(inputs: Inputs, rows):
+    """The rows as a DataFrame with the feature names, which the estimator records and checks."""
+    import pandas as pd
+
+    return pd.DataFrame(inputs.X[rows], columns=inputs.names)

@@ -1,0 +1,190 @@
+"""One term of a symbolic pursuit model, and the fit of a new term to a residual.
+
+A term is w * g(u) with u = max(U_FLOOR, v . x' / (||v|| sqrt(d))) on the min-max scaled rows x'.
+``fit_term`` fits (theta, v) of one ridge family by L-BFGS-B from given starting points, with
+the weight w and the offset eliminated in closed form; it is what the estimators run in parallel
+(through joblib, so also on a Dask cluster), and this module imports no more than it needs.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from interp import RidgeFamily
+from scipy.optimize import minimize
+
+from .families import U_FLOOR, Ridge
+
+log = logging.getLogger("interp_symbolic")
+
+BIG = 1e30  # the loss of an evaluation that failed: every finite loss beats it
+
+
+class Term:
+    """One fitted term w * g(u(v . x')) of the model.
+
+    ``ridge`` evaluates the ridge family the term was fitted with (``ridge_family``, the
+    ``interp.RidgeFamily`` resolved at fit time), so the term never needs the registry again.
+    ``u_range`` (lo, hi) is the training range of u, to which u is clipped when predicting;
+    ``closed_form`` is g(u) as a sympy expression in the feature names.  Both are set by the
+    estimator at the end of ``fit``.
+    """
+
+    def __init__(self, ridge: Ridge, theta, v, weight: float):
+        self.ridge = ridge
+        self.theta = np.asarray(theta, dtype=float)
+        self.v = np.asarray(v, dtype=float)
+        self.weight = float(weight)
+        self.closed_form = None
+        self.u_range = None
+
+    @property
+    def family(self) -> str:
+        """The name of the ridge family."""
+        return self.ridge.name
+
+    @property
+    def ridge_family(self) -> RidgeFamily:
+        return self.ridge.family
+
+    @property
+    def orders(self) -> tuple[int, int, int, int] | None:
+        """(m, n, p, q) of a Meijer family, None for a custom family."""
+        return self.ridge.orders
+
+    def linear(self, Xs):
+        """v . x' / (||v|| sqrt(d)) on scaled rows: the ridge argument before the floor and clip."""
+        return Xs @ self.v / (np.linalg.norm(self.v) * math.sqrt(Xs.shape[1]))
+
+    def argument(self, Xs):
+        """The ridge argument u, clipped to its training range (no extrapolation), and where
+        it lies strictly inside that range."""
+        lin = self.linear(Xs)
+        lo, hi = self.u_range if self.u_range is not None else (U_FLOOR, np.inf)
+        return np.clip(lin, lo, hi), (lin > lo) & (lin < hi)
+
+    def as_dict(self) -> dict:
+        d: dict[str, Any] = dict(family=self.family, theta=self.theta.tolist(), direction=self.v.tolist(),
+                                 weight=self.weight,
+                                 closed_form=None if self.closed_form is None else str(self.closed_form),
+                                 u_range=None if self.u_range is None else list(self.u_range))
+        if self.orders is not None:
+            m, n, p, q = self.orders
+            d.update(orders=list(self.orders), a=self.theta[:p].tolist(), b=self.theta[p:p + q].tolist(),
+                     scale=float(self.theta[p + q]), power=float(self.theta[p + q + 1]))
+        return d
+
+    def __repr__(self) -> str:
+        return f"Term({self.family}, w={self.weight:.4g})"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The best term one family reached from its starting points, or why it lost (infinite
+    ``loss`` and a ``reason``)."""
+
+    family: str
+    loss: float
+    theta: np.ndarray | None = None
+    v: np.ndarray | None = None
+    weight: float = math.nan
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return bool(np.isfinite(self.loss))
+
+
+def projection(v, Xs):
+    """u = max(U_FLOOR, v.x / (||v|| sqrt(d))) and du/dv (N, d) (zero where floored)."""
+    d = Xs.shape[1]
+    nv = np.linalg.norm(v)
+    if not np.isfinite(nv) or nv == 0:
+        return None, None
+    c = 1.0 / (nv * math.sqrt(d))
+    t = Xs @ v * c
+    live = t > U_FLOOR
+    u = np.where(live, t, U_FLOOR)
+    du_dv = (Xs * c - np.outer(t, v) / nv**2) * live[:, None]
+    return u, du_dv
+
+
+def _term_objective(ridge: Ridge, Xs, r, P):
+    """f(params) -> (loss, grad) for params = (theta, v); weight and offset eliminated."""
+    n = len(r)
+    r = r - r.mean()
+    rr = float(r @ r) / n
+
+    def f(params):
+        theta, v = params[:P], params[P:]
+        u, du_dv = projection(v, Xs)
+        if u is None:
+            return BIG, np.zeros_like(params)
+        try:
+            with np.errstate(all="ignore"):
+                g, dth, du = ridge.value_and_grad(theta, u)
+        except Exception:  # noqa: BLE001 - a failing family loses, it never aborts the fit
+            return BIG, np.zeros_like(params)
+        gc = g - g.mean()
+        gg = float(gc @ gc)
+        if not (np.isfinite(gg) and np.all(np.isfinite(dth)) and np.all(np.isfinite(du))) or gg < 1e-300:
+            return BIG, np.zeros_like(params)
+        rg = float(r @ gc)
+        w = rg / gg
+        loss = rr - rg * w / n
+        resid = r - w * gc
+        coef = -2.0 * w / n * resid  # d loss / d g (envelope: dw drops out)
+        grad = np.concatenate([dth @ coef, du_dv.T @ (coef * du)])
+        if not np.all(np.isfinite(grad)):
+            return BIG, np.zeros_like(params)
+        return loss, grad
+
+    return f
+
+
+def _lowest_seen(ridge: Ridge, Xs, r, starts, maxiter):
+    """The lowest (loss, params) L-BFGS-B evaluated from any of ``starts``, or (inf, None)."""
+    P = len(ridge.init)
+    f = _term_objective(ridge, Xs, r, P)
+    best_loss, best_x = math.inf, None
+    bounds = list(ridge.bounds) + [(None, None)] * Xs.shape[1]
+    for theta0, v0 in starts:
+        seen = {"loss": math.inf, "x": None}
+
+        def fun(x):
+            val, grad = f(x)
+            if val < seen["loss"]:
+                seen["loss"], seen["x"] = val, x.copy()
+            return val, grad
+
+        try:
+            minimize(fun, np.concatenate([theta0, v0]), jac=True, method="L-BFGS-B", bounds=bounds,
+                     options={"maxiter": maxiter, "ftol": 1e-12, "gtol": 1e-9})
+        except Exception as exc:  # noqa: BLE001
+            log.info("family %s: optimisation failed: %s", ridge.name, exc)
+        if seen["x"] is not None and seen["loss"] < best_loss:
+            best_loss, best_x = seen["loss"], seen["x"]
+    return best_loss, best_x
+
+
+def fit_term(ridge: Ridge, Xs, r, starts, maxiter) -> Candidate:
+    """The best term of ``ridge`` over the starting points; never raises."""
+    loss, x = _lowest_seen(ridge, Xs, r, starts, maxiter)
+    if x is None or loss >= BIG / 2:
+        return Candidate(ridge.name, math.inf, reason="evaluation failed" if x is not None
+                         else "no finite evaluation")
+    P = len(ridge.init)
+    theta, v = x[:P], x[P:]
+    u, _ = projection(v, Xs)
+    g = ridge.value(theta, u, max_fallback=None)
+    gc = g - g.mean()
+    rc = r - r.mean()
+    if not np.all(np.isfinite(g)) or float(gc @ gc) == 0:
+        return Candidate(ridge.name, math.inf, reason="non-finite values at the optimum")
+    w = float(rc @ gc) / float(gc @ gc)
+    loss = float(np.mean((rc - w * gc) ** 2))
+    return Candidate(ridge.name, loss, theta=theta, v=v, weight=w)
