@@ -27,15 +27,23 @@ Every check is deterministic (fixed points, fixed random seeds) and takes well u
 from __future__ import annotations
 
 import contextlib
+import inspect
 import itertools
-from typing import Any, Iterator, Mapping
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from .components import Component, EmbeddedFeatures, Embedding, KernelOperator, Penalty, RidgeFamily
 from .registry import PluginInfo, register_plugin, unregister_plugin
 
-__all__ = ["ContractError", "registered", "check_penalty", "check_ridge_family", "check_kernel_operator",
+__all__ = ["ContractError", "registered", "check_stands_alone", "check_penalty", "check_ridge_family", "check_kernel_operator",
            "check_embedding"]
 
 
@@ -444,3 +452,46 @@ def _embed_checked(embedding: Embedding, matrix: Any, what: str) -> np.ndarray:
                 _fail(embedding, f"{field} on {what} must be {vectors.shape[1]} finite values (one per "
                                  f"dimension), got {values!r}")
     return vectors
+
+
+_STANDALONE_SCRIPT = """
+import json, sys
+import joblib, matplotlib
+matplotlib.use("Agg")
+import interp
+loaded = [info.name for info in interp.get_registry().plugins if info.status == "loaded"]
+clash = sorted(set(loaded) & set(sys.argv[2].split(",")))
+assert not clash, f"plugins {clash} should be disabled"
+print(json.dumps({name}(*joblib.load(sys.argv[1]))))
+"""
+
+
+def check_stands_alone(describe: Callable[..., Any], *objects: Any, disabled: Sequence[str]) -> None:
+    """Check that fitted ``objects`` show the same in a process where ``disabled`` plugins are off.
+
+    ``describe(*objects)`` returns what a person sees of them (predictions, printed formula,
+    plot labels ...) as JSON values; it must be a module-level function that imports what it
+    needs, because its source is run again in a fresh interpreter with
+    ``INTERP_DISABLE_PLUGINS`` set, on the objects unpickled with joblib.  A model that kept the
+    components it resolved at fit gives the same description; one that reaches back into the
+    registry fails there.  Raises ``ContractError`` naming the first difference.
+    """
+    import joblib
+
+    here = json.loads(json.dumps(describe(*objects)))
+    code = textwrap.dedent(inspect.getsource(describe)) + _STANDALONE_SCRIPT.replace("{name}", describe.__name__)
+    env = {**os.environ, "INTERP_DISABLE_PLUGINS": ",".join(disabled)}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "objects.joblib"
+        joblib.dump(objects, path)
+        proc = subprocess.run([sys.executable, "-c", code, str(path), ",".join(disabled)], env=env,
+                              capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = proc.stderr.strip().splitlines()[-1:] or ["(no output)"]
+        raise ContractError(f"without plugins {', '.join(disabled)}: {describe.__name__} failed: {last[0]}")
+    there = json.loads(proc.stdout)
+    if there != here:
+        keys = sorted(set(here) | set(there)) if isinstance(here, dict) and isinstance(there, dict) else []
+        differ = [k for k in keys if here.get(k) != there.get(k)]
+        what = f" in {differ[0]!r}" if differ else ""
+        raise ContractError(f"without plugins {', '.join(disabled)}: {describe.__name__} differs{what}")

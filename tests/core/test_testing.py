@@ -7,7 +7,7 @@ import pytest
 import interp
 from interp import Embedding, KernelOperator, Penalty, RidgeFamily
 from interp.testing import (ContractError, check_embedding, check_kernel_operator, check_penalty,
-                            check_ridge_family)
+                            check_ridge_family, check_stands_alone)
 
 CHECKS = {
     "penalties": check_penalty,
@@ -311,3 +311,30 @@ def test_checks_take_only_their_component_type_and_its_hyperparameters():
         check_penalty(Embedding("e", _top2))
     with pytest.raises(ValueError, match="penalty 'scf' has no hyperparameter 'cap' \\(its defaults name: eps\\)"):
         check_penalty(interp.get_registry().penalties["scf"], {"cap": 1.0})
+
+
+class _KeepsItsPenalty:
+    """A fitted object that stores the penalty it resolved."""
+
+    def __init__(self):
+        self.penalty = interp.get_registry().penalties["l1"]
+
+    def shrink(self, w):
+        return self.penalty.prox(np.asarray(w, dtype=float), 1.0).tolist()
+
+
+class _LooksItUpAgain(_KeepsItsPenalty):
+    """A fitted object that reaches back into the registry when it is used."""
+
+    def shrink(self, w):
+        return interp.get_registry().penalties["l1"].prox(np.asarray(w, dtype=float), 1.0).tolist()
+
+
+def _shrunk(model):
+    return {"shrunk": model.shrink([3.0, -0.5, -2.0])}
+
+
+def test_check_stands_alone_tells_a_self_contained_model_from_one_that_needs_its_plugin():
+    check_stands_alone(_shrunk, _KeepsItsPenalty(), disabled=["facets"])
+    with pytest.raises(ContractError, match="without plugins facets: _shrunk failed: KeyError"):
+        check_stands_alone(_shrunk, _LooksItUpAgain(), disabled=["facets"])

@@ -1,13 +1,8 @@
 """The embedding step goes through the embeddings catalogue, and a fitted model keeps its embedding."""
 
-import inspect
+from interp.testing import check_stands_alone
 import json
-import os
-import subprocess
-import sys
-import textwrap
 
-import joblib
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
@@ -123,21 +118,7 @@ def _describe(fv):
     }
 
 
-def test_pickled_model_shows_the_same_without_its_plugin(bc, tmp_path):
+def test_pickled_model_shows_the_same_without_its_plugin(bc):
     X, y = bc
     fv = FeatureVectors(n_paths=2000, random_state=0).fit(X, y)
-    joblib.dump(fv, tmp_path / "fv.joblib")
-    here = json.loads(json.dumps(_describe(fv)))
-    code = textwrap.dedent(inspect.getsource(_describe)) + textwrap.dedent("""
-        import json, sys
-        import joblib, matplotlib
-        matplotlib.use("Agg")
-        import interp
-        assert "svd" not in interp.get_registry().embeddings, "the plugin should be disabled"
-        print(json.dumps(_describe(joblib.load(sys.argv[1]))))
-    """)
-    env = {**os.environ, "INTERP_DISABLE_PLUGINS": "featurevec"}
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "fv.joblib")], env=env,
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == here
+    check_stands_alone(_describe, fv, disabled=["featurevec"])

@@ -3,14 +3,8 @@ the same in a process where the propositional plugin (and any third-party one) i
 
 from __future__ import annotations
 
-import inspect
-import json
-import os
-import subprocess
-import sys
-import textwrap
+from interp.testing import check_stands_alone
 
-import joblib
 import numpy as np
 from sklearn.svm import SVC
 
@@ -35,7 +29,7 @@ def _describe(models, X):
     return out
 
 
-def test_pickled_models_work_without_the_plugins(majority, tmp_path):
+def test_pickled_models_work_without_the_plugins(majority):
     rng = np.random.default_rng(0)
     X = random_binary(rng, 40, 5)
     y = (((X[:, 0] > 0) & (X[:, 1] < 1)) | (X[:, 2] > 0)).astype(int)
@@ -45,18 +39,4 @@ def test_pickled_models_work_without_the_plugins(majority, tmp_path):
         SVC(kernel=PropositionalKernel("a ^ ~b"), C=10).fit(X, y),
     )
     assert set(models[0].operators_) == {"or", "maj", "not", "nand"}
-    joblib.dump((models, X), tmp_path / "models.joblib")
-    here = json.loads(json.dumps(_describe(models, X)))
-    code = textwrap.dedent(inspect.getsource(_describe)) + textwrap.dedent("""
-        import json, sys
-        import joblib
-        import interp
-        assert not interp.get_registry().kernel_operators, "no operator should be registered"
-        models, X = joblib.load(sys.argv[1])
-        print(json.dumps(_describe(models, X)))
-    """)
-    env = {**os.environ, "INTERP_DISABLE_PLUGINS": "propositional"}
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "models.joblib")], env=env,
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == here
+    check_stands_alone(_describe, models, X, disabled=["propositional"])

@@ -4,22 +4,14 @@ third-party plugin that gave two of the families) is disabled."""
 
 from __future__ import annotations
 
-import inspect
-import json
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
+from interp.testing import check_stands_alone
 
-import joblib
 import numpy as np
 import pytest
 
 from interp import RidgeFamily, hookimpl, registry
 from interp_symbolic import SymbolicPursuitClassifier, SymbolicPursuitRegressor
 
-ROOT = Path(__file__).parents[2]
 FAST = dict(max_terms=2, n_restarts=1, maxiter=30, random_state=0)
 
 
@@ -67,7 +59,7 @@ def _describe(models, X):
     return out
 
 
-def test_pickled_models_work_without_the_plugins(third_party_families, tmp_path):
+def test_pickled_models_work_without_the_plugins(third_party_families):
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(80, 2))
     y = (X[:, 0] + X[:, 1]) ** 2
@@ -80,18 +72,4 @@ def test_pickled_models_work_without_the_plugins(third_party_families, tmp_path)
     }
     families = {tm.family for est in models.values() for tm in est.terms_}
     assert families & {"test_quadratic_methods", "test_meijer_1122"}, families  # a third-party term
-    joblib.dump((models, X), tmp_path / "models.joblib")
-    here = json.loads(json.dumps(_describe(models, X)))
-    code = textwrap.dedent(inspect.getsource(_describe)) + textwrap.dedent("""
-        import json, sys
-        import joblib
-        import interp
-        assert not interp.get_registry().ridge_families, "no ridge family should be registered"
-        models, X = joblib.load(sys.argv[1])
-        print(json.dumps(_describe(models, X)))
-    """)
-    env = {**os.environ, "INTERP_DISABLE_PLUGINS": "symbolic"}
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "models.joblib")], env=env, cwd=ROOT,
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == here
+    check_stands_alone(_describe, models, X, disabled=["symbolic"])
