@@ -1,7 +1,7 @@
 """Root-to-leaf paths ("sentences") of tree ensembles and their co-occurrence counts.
 
-Everything here works on the flat arrays of fitted scikit-learn trees (``tree_.children_left``,
-``tree_.children_right``, ``tree_.feature``): the nodes of all trees are stacked into one array
+Everything here works on the flat arrays of fitted trees (``children_left``, ``children_right``,
+``feature``, as scikit-learn's ``tree_`` holds them and the readers of ``readers`` produce them): the nodes of all trees are stacked into one array
 and paths are walked upwards one depth level at a time for all leaves at once, so the cost is a
 handful of numpy operations per depth level, never a Python loop per node.
 
@@ -26,16 +26,12 @@ __all__ = ["tree_arrays", "ensemble_trees", "extract_paths", "cooccurrence", "se
 
 
 def ensemble_trees(model) -> list:
-    """The fitted ``sklearn.tree._tree.Tree`` objects of a tree or tree ensemble."""
-    if hasattr(model, "tree_"):
-        return [model.tree_]
-    estimators = getattr(model, "estimators_", None)
-    if estimators is None:
-        raise TypeError(f"{type(model).__name__} is not a fitted scikit-learn tree or tree ensemble")
-    trees = []
-    for est in np.ravel(np.asarray(estimators, dtype=object)):
-        trees.extend(ensemble_trees(est))
-    return trees
+    """The trees of a fitted model, one node record per tree, read by the first tree reader that
+    accepts it (scikit-learn, HistGradientBoosting, XGBoost, LightGBM, or a plugin's; see
+    ``interp_featurevec.readers``)."""
+    from .readers import read_trees
+
+    return read_trees(model)
 
 
 def tree_arrays(trees: Iterable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Hook implementations: the ``svd`` embedding and the ``featurevec`` method.
+"""Hook implementations: the ``svd`` embedding, the tree readers and the ``featurevec`` method.
 
 The hooks are methods of ``FeatureVectorsPlugin`` so that a downstream plugin can subclass it
 and extend a hook (call ``super()``, register more) or override it.  Only what registration
@@ -13,7 +13,22 @@ from .embedding import CooccurrenceSVD
 
 
 class FeatureVectorsPlugin:
-    """The built-in ``featurevec`` plugin."""
+    """The built-in ``featurevec`` plugin; it adds the ``register_tree_readers`` hook."""
+
+    @hookimpl
+    def add_hookspecs(self, pluginmanager):
+        from . import hookspecs
+
+        caller = getattr(pluginmanager.hook, "register_tree_readers", None)
+        if caller is None or not caller.has_spec():  # a subclass's plugin may be loaded beside this one
+            pluginmanager.add_hookspecs(hookspecs)
+
+    @hookimpl
+    def register_tree_readers(self, register):
+        from .readers import builtin_readers
+
+        for reader in builtin_readers():
+            register(reader)
 
     @hookimpl
     def register_embeddings(self, register):
@@ -32,7 +47,12 @@ FEATUREVEC_METHOD = Method(
     options=(
         Option("paths", int, 100_000, "root-to-leaf paths to collect (trees are added until reached)", min=1),
         Option("window", int, 3, "positions at distance <= window on a path co-occur", min=1),
-        Option("depth", str, "3", "tree depth, or 'cv' to choose it by cross-validation"),
+        Option("model", str, None, "train this model on the data and explain it: rf (default: a random forest "
+                                   "of shallow trees grown to --paths paths), hgb (scikit-learn "
+                                   "HistGradientBoosting), xgboost, lightgbm (200 rounds each)",
+               choices=("rf", "hgb", "xgboost", "lightgbm")),
+        Option("depth", str, None, "tree depth (default 3 for rf, 6 for the boosted models), or 'cv' "
+                                   "(rf) to choose it by cross-validation"),
         Option("embedding", str, "svd", "registered embedding of the co-occurrence matrix (see "
                                         "interp plugins); svd: the paper's 2-D truncated SVD"),
         Option("plot", str, None, "write the Feature Vectors picture to this PNG file"),
