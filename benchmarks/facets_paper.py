@@ -41,7 +41,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from interp import progress
 from interp_facets import FacetsClassifierCV
-from interp_facets.solver import refit_scale
+from interp_facets.refit import refit_scale
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / ".." / "shared" / "data" / "uci"

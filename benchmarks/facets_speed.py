@@ -20,8 +20,11 @@ from sklearn.linear_model import LogisticRegression
 
 from interp_facets import FacetsClassifier
 from interp_facets.cv import reference_magnitude
-from interp_facets.estimators import fit_path, integrity, resolve_penalty
-from interp_facets.solver import gram_matrix, null_threshold
+from interp_facets.estimators import integrity
+from interp_facets.path import fit_path
+from interp_facets.problem import Objective, gram_matrix, null_threshold
+from interp_facets.solver import SolverOptions
+from interp_facets.validation import resolve_penalty
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uci"
 FILES = {
@@ -143,12 +146,11 @@ def grid(name, n_gammas, n_betas, solver="newton"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for g in gammas:
-            U, B, it, cv = fit_path(X, y, loss="logistic", penalty=pen, hyper=hyper, gamma=g,
-                                    lams=betas * g * g, solver=solver, tol=1e-4, max_iter=2000,
-                                    gram=gram)
-            integ += [integrity(u)[0] for u in U]
-            iters += int(it.sum())
-            conv += int(cv.sum())
+            path = fit_path(X, y, Objective("logistic", pen, hyper, gamma=g), betas * g * g,
+                            SolverOptions(solver, tol=1e-4, max_iter=2000), gram=gram)
+            integ += [integrity(u)[0] for u in path.coefs]
+            iters += int(path.n_iter.sum())
+            conv += int(path.converged.sum())
     dt = time.perf_counter() - t0
     return dt, np.array(integ), iters, conv
 

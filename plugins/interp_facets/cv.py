@@ -5,30 +5,27 @@ from __future__ import annotations
 import numbers
 import warnings
 
+import attrs
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import InputError, progress
 
-from .estimators import (
-    FacetsClassifier,
-    FacetsRegressor,
-    _check_eps,
-    _check_max_iter,
-    _check_positive,
-    _check_snap_tol,
-    fit_path,
-    resolve_penalty,
-    single_threaded_blas,
-)
+from .blas import single_threaded_blas
+from .estimators import FacetsClassifier, FacetsRegressor, binary_target
+from .path import fit_path
+from .penalties import L2
+from .problem import Objective, null_threshold
+from .refit import refit_scale
 from .snap import on_grid, snap_to_grid
-from .solver import check_solver, null_threshold, refit_scale, solve
+from .solver import SolverOptions, solve
+from .validation import (check_eps, check_max_iter, check_positive, check_snap_tol, check_solver,
+                         resolve_penalty)
 
-__all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning"]
+__all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "reference_magnitude"]
 
 
 class IntegrityWarning(UserWarning):
@@ -41,31 +38,133 @@ def reference_magnitude(X, y_num, loss: str, fit_intercept: bool = True) -> floa
     The default gamma grid runs from this / 30 (scores up to about 30 points) to this (at most
     about one point per feature).
     """
-    pen, hyper = resolve_penalty("l2")
-    res = solve(X, y_num, loss=loss, penalty=pen, lam=1e-3, gamma=1.0, hyper=hyper,
-                solver="newton", tol=1e-3, max_iter=2000, fit_intercept=fit_intercept)
+    res = solve(X, y_num, Objective(loss, L2, fit_intercept=fit_intercept), 1e-3,
+                SolverOptions("newton", tol=1e-3, max_iter=2000))
     m = float(np.max(np.abs(res.u), initial=0.0))
     return m if m > 0 and np.isfinite(m) else 1.0
 
 
-def _path_task(X, y_num, split, scorer, loss, pen, hyper, gamma, lams, solver, tol, max_iter,
-               fit_intercept, snap_tol):
+@attrs.frozen(eq=False)
+class PathTask:
+    """What one path task returns: the snapped ``coefs`` (n_betas, d) in grid units, the
+    ``intercepts``, ``n_iter`` and ``converged`` per fit, ``strict`` (integral before any snap)
+    and, for a CV fold, the test ``scores`` (None on the whole data)."""
+
+    coefs: np.ndarray
+    intercepts: np.ndarray
+    n_iter: np.ndarray
+    converged: np.ndarray
+    strict: np.ndarray
+    scores: np.ndarray | None
+
+
+def path_task(X, y_num, split, objective: Objective, lams, options: SolverOptions, snap_tol: float,
+              scorer) -> PathTask:
     """One warm-started path on a training set (the whole data when ``split`` is None), its
-    models snapped to the grid (see .snap) and, for a CV fold, scored on the test part."""
+    models snapped to the grid (see .snap) and, for a CV fold, scored on the test part by
+    ``scorer(X_test, y_test, U, B, gamma, X_train, y_train)``."""
     train = None if split is None else split[0]
     Xt, yt = (X, y_num) if train is None else (X[train], y_num[train])
     with warnings.catch_warnings(), single_threaded_blas():
         warnings.simplefilter("ignore")
-        U, B, iters, conv = fit_path(Xt, yt, loss=loss, penalty=pen, hyper=hyper, gamma=gamma,
-                                     lams=lams, solver=solver, tol=tol, max_iter=max_iter,
-                                     fit_intercept=fit_intercept)
-        U, gap = snap_to_grid(Xt, yt, U, B, loss=loss, penalty=pen, hyper=hyper, lams=lams,
-                              gamma=gamma, tol=snap_tol)
-        scores = None if split is None else scorer(X[split[1]], y_num[split[1]], U, B, gamma, Xt, yt)
-    return U, B, iters, conv, gap == 0, scores
+        path = fit_path(Xt, yt, objective, lams, options)
+        U, gap = snap_to_grid(Xt, yt, path.coefs, path.intercepts, objective, lams, snap_tol)
+        scores = None
+        if split is not None:
+            scores = scorer(X[split[1]], y_num[split[1]], U, path.intercepts, objective.gamma, Xt, yt)
+    return PathTask(U, path.intercepts, path.n_iter, path.converged, gap == 0, scores)
+
+
+@attrs.define(eq=False)
+class GridTally:
+    """The path tasks' outputs gathered over the (gamma, beta) grid.
+
+    Arrays indexed by ``[k, g, b]`` have one row ``k`` per CV fold and a last one (``k ==
+    n_folds``) for the whole data; the others are the whole data's.
+    """
+
+    n_folds: int
+    scores: np.ndarray  # (n_folds, ng, nb) test scores
+    integrity: np.ndarray  # fraction of coefficients on the grid
+    strict: np.ndarray  # integral before any snap
+    integrity_nonzero: np.ndarray  # (ng, nb)
+    max_abs: np.ndarray
+    l1: np.ndarray
+    nonzeros: np.ndarray
+    coefs: np.ndarray  # (ng, nb, d) in the model's units
+    intercepts: np.ndarray  # (ng, nb)
+    n_iter: np.ndarray  # (ng, nb)
+    converged: np.ndarray  # (ng, nb)
+
+    @classmethod
+    def empty(cls, n_folds: int, ng: int, nb: int, d: int) -> "GridTally":
+        per_fit = (n_folds + 1, ng, nb)
+        return cls(n_folds=n_folds, scores=np.zeros((n_folds, ng, nb)), integrity=np.zeros(per_fit),
+                   strict=np.zeros(per_fit, dtype=bool), integrity_nonzero=np.full((ng, nb), np.nan),
+                   max_abs=np.zeros(per_fit), l1=np.zeros(per_fit), nonzeros=np.zeros(per_fit, dtype=int),
+                   coefs=np.zeros((ng, nb, d)), intercepts=np.zeros((ng, nb)),
+                   n_iter=np.zeros((ng, nb), dtype=int), converged=np.ones((ng, nb), dtype=bool))
+
+    def add(self, k: int, g: int, gamma: float, task: PathTask) -> None:
+        """Record the path of fold ``k`` (the whole data when ``k == n_folds``) at gamma index ``g``."""
+        U, d = task.coefs, task.coefs.shape[1]
+        self.strict[k, g] = task.strict
+        on = on_grid(U)
+        W = gamma * U
+        self.integrity[k, g] = on.mean(axis=1) if d else 1.0
+        self.max_abs[k, g] = np.max(np.abs(W), axis=1, initial=0.0)
+        self.l1[k, g] = np.sum(np.abs(W), axis=1)
+        self.nonzeros[k, g] = np.sum(W != 0, axis=1)
+        if k < self.n_folds:
+            self.scores[k, g] = task.scores
+            return
+        self.coefs[g], self.intercepts[g] = W, task.intercepts
+        self.n_iter[g], self.converged[g] = task.n_iter, task.converged
+        nz = (W != 0) | ~on
+        with np.errstate(invalid="ignore"):
+            share = (on & nz).sum(axis=1) / nz.sum(axis=1)
+            self.integrity_nonzero[g] = np.where(nz.any(axis=1), share, np.nan)
+
+    def cv_results(self, gammas: np.ndarray, betas: np.ndarray) -> dict:
+        """``cv_results_``: one entry per grid point (gamma-major), as scikit-learn's searches."""
+        G, Bt = np.meshgrid(gammas, betas, indexing="ij")
+        full = self.n_folds
+        null = self.nonzeros[full] == 0
+        fully = (self.integrity[:full].min(axis=0) == 1.0) & (self.integrity[full] == 1.0) & ~null
+        res = {
+            "param_gamma": G.ravel(),
+            "param_beta": Bt.ravel(),
+            "param_lam": (Bt * G**2).ravel(),
+            "param_alpha": (Bt * G).ravel(),
+        }
+        for k in range(self.n_folds):
+            res[f"split{k}_test_score"] = self.scores[k].ravel()
+        res["mean_test_score"] = self.scores.mean(axis=0).ravel()
+        res["std_test_score"] = self.scores.std(axis=0).ravel()
+        order = np.argsort(-res["mean_test_score"], kind="stable")
+        rank = np.empty(order.size, dtype=int)
+        rank[order] = np.arange(1, order.size + 1)
+        res["rank_test_score"] = rank
+        res["mean_integrity"] = self.integrity[:full].mean(axis=0).ravel()
+        res["integrity"] = self.integrity[full].ravel()
+        res["integrity_nonzero"] = self.integrity_nonzero.ravel()
+        res["max_abs"] = self.max_abs[full].ravel()
+        res["l1"] = self.l1[full].ravel()
+        res["nonzeros"] = self.nonzeros[full].ravel()
+        res["mean_max_abs"] = self.max_abs[:full].mean(axis=0).ravel()
+        res["mean_l1"] = self.l1[:full].mean(axis=0).ravel()
+        res["mean_nonzeros"] = self.nonzeros[:full].mean(axis=0).ravel()
+        res["null"] = null.ravel()
+        res["fully_integral"] = fully.ravel()
+        res["fully_integral_strict"] = (self.strict.all(axis=0) & ~null).ravel()
+        res["n_iter"] = self.n_iter.ravel()
+        res["converged"] = self.converged.ravel()
+        return res
 
 
 class _FacetsCVBase(BaseEstimator):
+    """Shared grid search.  ``__init__`` takes one keyword per scikit-learn parameter."""
+
     _loss = "squared"
     _estimator_class = FacetsRegressor
 
@@ -97,16 +196,16 @@ class _FacetsCVBase(BaseEstimator):
                 m = reference_magnitude(X, y_num, self._loss, self.fit_intercept)
                 lo, hi = m / 30.0, m
             else:
-                lo, hi = (_check_positive("gamma_range", g) for g in self.gamma_range)
+                lo, hi = (check_positive("gamma_range", g) for g in self.gamma_range)
             gammas = np.geomspace(lo, hi, int(self.gammas))
         else:
-            gammas = np.array([_check_positive("gamma", g) for g in np.ravel(self.gammas)])
+            gammas = np.array([check_positive("gamma", g) for g in np.ravel(self.gammas)])
         if isinstance(self.betas, numbers.Integral):
             c = null_threshold(X, y_num, self._loss, self.fit_intercept)
             top = max(c, 1e-12) / gammas.min()
             betas = top * np.logspace(0, -float(self.beta_decades), int(self.betas))
         else:
-            betas = np.array([_check_positive("beta", b) for b in np.ravel(self.betas)])
+            betas = np.array([check_positive("beta", b) for b in np.ravel(self.betas)])
         if gammas.size == 0 or betas.size == 0:
             raise InputError("the (beta, gamma) grid is empty")
         return gammas, np.sort(betas)[::-1]
@@ -135,119 +234,69 @@ class _FacetsCVBase(BaseEstimator):
         return 1 - ss_res / ss_tot if ss_tot > 0 else -ss_res
 
     # ------------------------------------------------------------------ fit
-    def _fit_cv(self, X, y_num, y_orig):
-        _check_positive("tol", self.tol)
-        check_solver(self.solver)
-        _check_max_iter(self.max_iter)
-        snap_tol = _check_snap_tol(self.snap_tol)
+    def _settings(self) -> tuple[Objective, SolverOptions, float]:
+        """The checked parameters: the objective (gamma 1; each path sets its own), the solver
+        options and the snap tolerance."""
+        tol = check_positive("tol", self.tol)
+        solver = check_solver(self.solver)
+        max_iter = check_max_iter(self.max_iter)
+        snap_tol = check_snap_tol(self.snap_tol)
         if self.eps is not None:
-            _check_eps(self.eps)
-        pen, hyper = resolve_penalty(self.penalty, self.eps, self.penalty_params)
+            check_eps(self.eps)
+        objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
+                              fit_intercept=self.fit_intercept)
+        return objective, SolverOptions(solver, tol, max_iter), snap_tol
+
+    def _fit_cv(self, X, y_num, y_orig):
+        """One path per (fold or whole data, gamma), run through joblib; gathered in a
+        :class:`GridTally`, from which ``cv_results_`` and the chosen point come."""
+        objective, options, snap_tol = self._settings()
         gammas, betas = self._grid(X, y_num)
         splitter = self._splitter()
         splits = list(splitter.split(X, y_orig) if hasattr(splitter, "split") else splitter)
-        n_folds, ng, nb, d = len(splits), gammas.size, betas.size, X.shape[1]
-        tasks = [(k, g) for k in range(n_folds + 1) for g in range(ng)]
+        n_folds = len(splits)
+        tasks = [(k, g) for k in range(n_folds + 1) for g in range(gammas.size)]
         jobs = (
-            delayed(_path_task)(X, y_num, None if k == n_folds else splits[k], self._score, self._loss,
-                                pen, hyper, gammas[g], betas * gammas[g] ** 2, self.solver, self.tol,
-                                self.max_iter, self.fit_intercept, snap_tol)
+            delayed(path_task)(X, y_num, None if k == n_folds else splits[k],
+                               attrs.evolve(objective, gamma=gammas[g]), betas * gammas[g] ** 2, options,
+                               snap_tol, self._score)
             for k, g in tasks
         )
         outputs = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
-        scores = np.zeros((n_folds, ng, nb))
-        integ = np.zeros((n_folds + 1, ng, nb))
-        strict = np.zeros((n_folds + 1, ng, nb), dtype=bool)  # integral before any snap
-        integ_nz = np.full((ng, nb), np.nan)
-        max_abs = np.zeros((n_folds + 1, ng, nb))
-        l1 = np.zeros((n_folds + 1, ng, nb))
-        nnz = np.zeros((n_folds + 1, ng, nb), dtype=int)
-        coefs = np.zeros((ng, nb, d))
-        inters = np.zeros((ng, nb))
-        iters = np.zeros((ng, nb), dtype=int)
-        converged = np.ones((ng, nb), dtype=bool)
-        track = progress.track(outputs, "facets grid", total=len(tasks))
-        for i, (U, B, it, conv, exact, fold_scores) in enumerate(track):
+        tally = GridTally.empty(n_folds, gammas.size, betas.size, X.shape[1])
+        for i, task in enumerate(progress.track(outputs, "facets grid", total=len(tasks))):
             k, g = tasks[i]
-            strict[k, g] = exact
-            on = on_grid(U)
-            W = gammas[g] * U
-            integ[k, g] = on.mean(axis=1) if d else 1.0
-            max_abs[k, g] = np.max(np.abs(W), axis=1, initial=0.0)
-            l1[k, g] = np.sum(np.abs(W), axis=1)
-            nnz[k, g] = np.sum(W != 0, axis=1)
-            if k == n_folds:
-                coefs[g], inters[g], iters[g], converged[g] = W, B, it, conv
-                nz = (W != 0) | ~on
-                with np.errstate(invalid="ignore"):
-                    integ_nz[g] = np.where(nz.any(axis=1), (on & nz).sum(axis=1) / nz.sum(axis=1), np.nan)
-            else:
-                scores[k, g] = fold_scores
-        self._store_cv(gammas, betas, scores, integ, strict, integ_nz, max_abs, l1, nnz, coefs, inters,
-                       iters, converged, n_folds)
-
-    def _store_cv(self, gammas, betas, scores, integ, strict, integ_nz, max_abs, l1, nnz, coefs, inters,
-                  iters, converged, n_folds):
-        G, Bt = np.meshgrid(gammas, betas, indexing="ij")
-        mean_score = scores.mean(axis=0)
-        full = n_folds
-        null = nnz[full] == 0
-        fully = (integ[:full].min(axis=0) == 1.0) & (integ[full] == 1.0) & ~null
-        res = {
-            "param_gamma": G.ravel(),
-            "param_beta": Bt.ravel(),
-            "param_lam": (Bt * G**2).ravel(),
-            "param_alpha": (Bt * G).ravel(),
-        }
-        for k in range(n_folds):
-            res[f"split{k}_test_score"] = scores[k].ravel()
-        res["mean_test_score"] = mean_score.ravel()
-        res["std_test_score"] = scores.std(axis=0).ravel()
-        order = np.argsort(-res["mean_test_score"], kind="stable")
-        rank = np.empty(order.size, dtype=int)
-        rank[order] = np.arange(1, order.size + 1)
-        res["rank_test_score"] = rank
-        res["mean_integrity"] = integ[:full].mean(axis=0).ravel()
-        res["integrity"] = integ[full].ravel()
-        res["integrity_nonzero"] = integ_nz.ravel()
-        res["max_abs"] = max_abs[full].ravel()
-        res["l1"] = l1[full].ravel()
-        res["nonzeros"] = nnz[full].ravel()
-        res["mean_max_abs"] = max_abs[:full].mean(axis=0).ravel()
-        res["mean_l1"] = l1[:full].mean(axis=0).ravel()
-        res["mean_nonzeros"] = nnz[:full].mean(axis=0).ravel()
-        res["null"] = null.ravel()
-        res["fully_integral"] = fully.ravel()
-        res["fully_integral_strict"] = (strict.all(axis=0) & ~null).ravel()
-        res["n_iter"] = iters.ravel()
-        res["converged"] = converged.ravel()
-        self.cv_results_ = res
+            tally.add(k, g, gammas[g], task)
+        self.cv_results_ = tally.cv_results(gammas, betas)
         self.gammas_, self.betas_ = gammas, betas
-        self.coefs_path_, self.intercepts_path_ = coefs, inters
+        self.coefs_path_, self.intercepts_path_ = tally.coefs, tally.intercepts
+        self._select()
 
-        score = res["mean_test_score"]
-        points_l1 = res["l1"] / res["param_gamma"]
-        if fully.any():
-            cand = np.flatnonzero(fully.ravel())
-            self.selected_integral_ = True
+    def _select(self) -> None:
+        """The chosen grid point: among the fully integral ones (else, with an IntegrityWarning,
+        the most integral non-null ones on the whole data), the best CV score; ties (within
+        1e-12) go to the fewest points in total, then to the strongest beta."""
+        res = self.cv_results_
+        score, fully, null = res["mean_test_score"], res["fully_integral"], res["null"]
+        self.selected_integral_ = bool(fully.any())
+        if self.selected_integral_:
+            cand = np.flatnonzero(fully)
         else:
             integ_full = res["integrity"].copy()
-            integ_full[null.ravel()] = -1.0
+            integ_full[null] = -1.0
             best_int = integ_full.max()
             cand = np.flatnonzero(integ_full == best_int)
-            self.selected_integral_ = False
             warnings.warn(
                 "no grid point gave a non-null model integral on every CV fold and on the full "
                 f"data; choosing the most integral one on the full data (integrity "
                 f"{max(best_int, 0):.3f}); widen the grid (larger gamma or beta)",
                 IntegrityWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
-        # best CV score; ties (within 1e-12) -> fewest points in total, then strongest beta
         best_score = score[cand].max()
         tied = cand[score[cand] >= best_score - 1e-12]
-        key = np.lexsort((-res["param_beta"][tied], points_l1[tied]))
-        best = int(tied[key[0]])
+        points_l1 = res["l1"] / res["param_gamma"]
+        best = int(tied[np.lexsort((-res["param_beta"][tied], points_l1[tied]))[0]])
         self.best_index_ = best
         self.best_score_ = float(score[best])
         self.best_gamma_ = float(res["param_gamma"][best])
@@ -257,33 +306,27 @@ class _FacetsCVBase(BaseEstimator):
         self.n_null_ = int(null.sum())
 
     def _refit(self, X, y):
+        """The delivered model: the chosen point refitted on the whole data, starting from its
+        path's solution (the same fixed point, reached in a handful of iterations)."""
         g, b = np.unravel_index(self.best_index_, (self.gammas_.size, self.betas_.size))
         est = self._estimator_class(
             lam=self.best_lam_, gamma=self.best_gamma_, penalty=self.penalty, eps=self.eps,
             penalty_params=self.penalty_params, solver=self.solver, tol=self.tol,
             max_iter=self.max_iter, fit_intercept=self.fit_intercept, refit_scale=self.refit_scale,
-            snap_tol=self.snap_tol, warm_start=True,
+            snap_tol=self.snap_tol,
         )
-        # warm start from the path's solution: same fixed point, a handful of iterations
-        est.coef_grid_ = self.coefs_path_[g, b] / self.best_gamma_
-        est.intercept_raw_ = float(self.intercepts_path_[g, b])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            est.fit(X, y)
-        est.warm_start = False
+            est.fit(X, y, coef_init=self.coefs_path_[g, b], intercept_init=self.intercepts_path_[g, b])
         self.best_estimator_ = est
-        self.coef_ = est.coef_
-        self.intercept_ = est.intercept_
-        self.points_ = est.points_
-        self.integrity_ = est.integrity_
-        self.integrity_nonzero_ = est.integrity_nonzero_
+        for name in ("coef_", "intercept_", "points_", "integrity_", "integrity_nonzero_", "gamma_",
+                     "scale_", "penalty_", "penalty_params_"):
+            setattr(self, name, getattr(est, name))
         # iterations of the warm-started chain that led to the chosen point, plus the refit
         order = np.argsort(-self.betas_, kind="stable")
         upto = order[: int(np.flatnonzero(order == b)[0]) + 1]
         self.n_iter_ = int(self.cv_results_["n_iter"].reshape(self.gammas_.size, -1)[g, upto].sum()
                            + est.n_iter_)
-        self.gamma_ = est.gamma_
-        self.scale_ = est.scale_
 
     def heatmap(self, key: str = "mean_test_score") -> np.ndarray:
         """A cv_results_ column reshaped to (n_gammas, n_betas)."""
@@ -318,16 +361,9 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.size != 2:
-            raise InputError(
-                "Only binary classification is supported: FacetsClassifierCV needs a binary "
-                f"target; got {classes.size} classes"
-            )
-        self.classes_ = classes
-        y_num = np.where(y == classes[1], 1.0, -1.0)
-        self._fit_cv(X, y_num, y)
+        labels = binary_target(self, y)
+        self.classes_ = labels.classes
+        self._fit_cv(X, labels.values, y)
         self._refit(X, y)
         return self
 

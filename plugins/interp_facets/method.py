@@ -1,28 +1,93 @@
-"""The ``facets`` method of ``interp run``: fit (or choose by CV) a score card, with the rounded
-baseline beside it, its plots and its metrics."""
+"""The ``facets`` method of ``interp run``: data -> FacetsClassifier (fixed or chosen by CV) ->
+an Explanation with the score card, the rounded baseline beside it, the plots and the metrics."""
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
+import attrs
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 from interp import Explanation, InputError
-from interp.binarize import TabularBinarizer
 from interp.data import check_finite
+from interp.preprocessing import binarize_unless_binary, binary_labels
 
 from .cv import FacetsClassifierCV, IntegrityWarning
-from .estimators import (
-    FacetsClassifier,
-    _check_eps,
-    _check_positive,
-    _check_snap_tol,
-    fit_path,
-    resolve_penalty,
-)
-from .plots import plot_heatmaps, plot_path
-from .scorecard import rounded_baseline, score_card
+from .estimators import FacetsClassifier
+from .path import fit_path
+from .plots import plot_cv, plot_path
+from .problem import Objective
+from .render import method_sections
+from .scorecard import ScoreCard, rounded_baseline, score_card
+from .solver import SolverOptions
+from .validation import check_eps, check_positive, check_snap_tol, resolve_penalty
+
+#: the fixed-(lam, gamma) path plot: betas from 10^1.5 times the chosen one down to 10^-1.5 times
+PATH_DECADES, PATH_POINTS, PATH_MAX_ITER = 1.5, 25, 500
+
+
+@attrs.frozen(eq=False)
+class Fit:
+    """What the fitting step hands on: the ``estimator`` that ran (saved with ``--out``), the
+    delivered classifier ``model``, the (``lam``, ``gamma``) it was fitted at, its figures and,
+    after a CV, the grid's ``metrics``, its ``cv`` payload and whether it fell back to the most
+    integral point (``fallback``)."""
+
+    estimator: Any
+    model: FacetsClassifier
+    lam: float
+    gamma: float
+    figures: dict
+    metrics: dict = attrs.field(factory=dict)
+    cv: dict | None = None
+    fallback: bool = False
+
+
+@attrs.frozen(eq=False)
+class Baseline:
+    """The rounded logistic regression the card is compared with: what it is, the card's grid
+    step it was rounded to, its own card and its accuracies."""
+
+    description: str
+    grid: float
+    card: ScoreCard
+    train_accuracy: float
+    cv_accuracy: float | None
+
+
+def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, tol, max_iter, snap_tol,
+        baseline, binarize, n_thresholds) -> Explanation:
+    """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
+
+    One keyword per option of ``FACETS_METHOD``: the core passes every option, converted and
+    defaulted, so the signature is as long as the option list.
+    """
+    X, names = _check_data(data, *_design(data, binarize, n_thresholds))
+    folds = _check_options(lam, gamma, cv, penalty, eps, snap_tol)
+    settings = dict(penalty=penalty, eps=eps, solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol)
+    seed = 0 if ctx.seed is None else ctx.seed
+    if folds:
+        fit = _fit_cv(FacetsClassifierCV(gammas=n_gammas, betas=n_betas, cv=folds, n_jobs=ctx.n_jobs,
+                                         random_state=seed, **settings), X, data.y, names)
+    else:
+        fit = _fit_fixed(FacetsClassifier(lam=lam, gamma=gamma, **settings), X, data.y, names)
+    card = score_card(fit.model, names, X)
+    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
+    base = _baseline(X, data.y, names, float(fit.model.gamma_), baseline, splitter, seed)
+    accuracy = float(fit.model.score(X, data.y))
+    params = {"lam": fit.lam, "gamma": fit.gamma, "cv": folds, "penalty": penalty, "eps": eps,
+              "solver": solver, "n_gammas": n_gammas, "n_betas": n_betas, "tol": tol, "max_iter": max_iter,
+              "snap_tol": snap_tol, "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds}
+    return Explanation(
+        params=params,
+        metrics=_metrics(fit, card, base, accuracy),
+        payload=_payload(fit, card, base, names, penalty),
+        sections=method_sections(card, fit, base, accuracy),
+        figures=fit.figures,
+        estimator=fit.estimator,
+    )
 
 
 def _design(data, binarize, n_thresholds):
@@ -31,15 +96,9 @@ def _design(data, binarize, n_thresholds):
     Points on raw measurements (areas in the thousands beside ratios below one) cannot share one
     grid step; thresholded 0/1 features give a card a person can add up.
     """
-    X = np.asarray(data.X, dtype=float)
-    names = list(data.feature_names)
-    if binarize == "never" or (binarize == "auto" and np.isin(X, (0.0, 1.0)).all()):
-        return X, names
-    if int(n_thresholds) < 1:
-        raise InputError("--n-thresholds must be at least 1")
-    source = data.raw if data.raw is not None else data.frame()
-    binarizer = TabularBinarizer(n_thresholds=int(n_thresholds)).fit(source)
-    return binarizer.transform(source), [str(n) for n in binarizer.get_feature_names_out()]
+    design = binarize_unless_binary(data.X, data.feature_names, raw=data.raw, mode=binarize,
+                                    n_thresholds=n_thresholds)
+    return design.X, list(design.names)
 
 
 def _check_data(data, X, names):
@@ -62,146 +121,115 @@ def _check_data(data, X, names):
     return X, names
 
 
-def run(data, ctx, *, lam=None, gamma=None, cv=0, penalty="scf", eps=0.01, solver="newton",
-         n_gammas=12, n_betas=40, tol=1e-4, max_iter=2000, snap_tol=1e-4, baseline="none",
-         binarize="auto", n_thresholds=3):
-    X, names = _check_data(data, *_design(data, binarize, n_thresholds))
-    y = data.y
+def _check_options(lam, gamma, cv, penalty, eps, snap_tol) -> int:
+    """One-line errors before any work; the number of CV folds (0: fit at the given lam, gamma)."""
     if (lam is None) != (gamma is None):
         raise InputError("give both --lam and --gamma, or --cv K to choose them by cross-validation")
     if lam is not None:
-        lam = _check_positive("lam", lam)
-        gamma = _check_positive("gamma", gamma)
-    _check_eps(eps)
-    _check_snap_tol(snap_tol)
-    resolve_penalty(penalty, eps)  # one-line error for an unknown penalty, before any work
-    if cv is None or cv <= 0:
-        cv = 0 if lam is not None else 5
+        check_positive("lam", lam)
+        check_positive("gamma", gamma)
+    check_eps(eps)
+    check_snap_tol(snap_tol)
+    resolve_penalty(penalty, eps)  # an unknown penalty, before any work
     if cv == 1:
         raise InputError("--cv needs at least 2 folds")
-    seed = 0 if ctx.seed is None else ctx.seed
-    figures = {}
-    payload: dict = {}
-    metrics: dict = {}
-    if cv:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", IntegrityWarning)
-            est = FacetsClassifierCV(
-                gammas=int(n_gammas), betas=int(n_betas), cv=int(cv), penalty=penalty, eps=eps,
-                solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol, n_jobs=ctx.n_jobs,
-                random_state=seed,
-            ).fit(X, y)
-        fallback = any(issubclass(w.category, IntegrityWarning) for w in caught)
-        model = est.best_estimator_
-        not_integral = model.integrity_ < 1
-        gi = int(np.argmin(np.abs(est.gammas_ - est.best_gamma_)))
-        figures["path"] = plot_path(est.betas_, est.coefs_path_[gi], est.best_gamma_, names,
-                                    selected_beta=est.best_beta_)
-        figures["heatmaps"] = plot_heatmaps(est.gammas_, est.betas_, est.heatmap("mean_test_score"),
-                                            est.heatmap("integrity"),
-                                            selected=(est.best_gamma_, est.best_beta_))
-        metrics.update(cv_accuracy=est.best_score_, grid_points=int(est.gammas_.size * est.betas_.size),
-                       integral_points=est.n_integral_, null_points=est.n_null_)
-        payload["cv"] = {
-            "folds": int(cv),
-            "gammas": est.gammas_,
-            "betas": est.betas_,
-            "best_gamma": est.best_gamma_,
-            "best_beta": est.best_beta_,
-            "best_lam": est.best_lam_,
-            "best_cv_accuracy": est.best_score_,
-            "integral_points": est.n_integral_,
-            "null_points": est.n_null_,
-            "selected_fully_integral": bool(est.selected_integral_),
-        }
-        lam, gamma = est.best_lam_, est.best_gamma_
-        estimator = est
-    else:
-        model = FacetsClassifier(lam=lam, gamma=gamma, penalty=penalty, eps=eps, solver=solver,
-                                 tol=tol, max_iter=max_iter, snap_tol=snap_tol)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model.fit(X, y)
-        not_integral = model.integrity_ < 1
-        fallback = False
-        pen, hyper = resolve_penalty(penalty, eps)
-        beta = lam / gamma**2
-        betas = beta * np.logspace(1.5, -1.5, 25)
-        y_num = np.where(y == model.classes_[1], 1.0, -1.0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            U, _, _, _ = fit_path(X, y_num, loss="logistic", penalty=pen, hyper=hyper, gamma=gamma,
-                                  lams=betas * gamma**2, solver=solver, tol=tol,
-                                  max_iter=min(max_iter, 500))
-        figures["path"] = plot_path(betas, gamma * U, gamma, names, selected_beta=beta)
-        estimator = model
+    return cv or (0 if lam is not None else 5)
 
-    card = score_card(model, names, X)
-    acc = float(model.score(X, y))
-    grid = float(model.gamma_)  # one point of the card, in the units of the linear model
-    base = rounded_baseline(X, y, grid, kind=baseline)
-    base_card = score_card(base, names, X)
-    base_acc = base.score(X, y)
+
+def _fit_cv(est: FacetsClassifierCV, X, y, names) -> Fit:
+    """Choose (lam, gamma) by CV; note whether no grid point was integral on every fold."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IntegrityWarning)
+        est.fit(X, y)
+    metrics = dict(cv_accuracy=est.best_score_, grid_points=int(est.gammas_.size * est.betas_.size),
+                   integral_points=est.n_integral_, null_points=est.n_null_)
+    cv = {
+        "folds": int(est.cv),
+        "gammas": est.gammas_,
+        "betas": est.betas_,
+        "best_gamma": est.best_gamma_,
+        "best_beta": est.best_beta_,
+        "best_lam": est.best_lam_,
+        "best_cv_accuracy": est.best_score_,
+        "integral_points": est.n_integral_,
+        "null_points": est.n_null_,
+        "selected_fully_integral": bool(est.selected_integral_),
+    }
+    return Fit(est, est.best_estimator_, est.best_lam_, est.best_gamma_, plot_cv(est, names), metrics, cv,
+               fallback=any(issubclass(w.category, IntegrityWarning) for w in caught))
+
+
+def _fit_fixed(model: FacetsClassifier, X, y, names) -> Fit:
+    """Fit at the given (lam, gamma), and plot the path through it (a short one: betas over
+    ``PATH_DECADES`` decades either side, at most ``PATH_MAX_ITER`` iterations per fit)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    lam, gamma = model.lam, model.gamma
+    beta = lam / gamma**2
+    betas = beta * np.logspace(PATH_DECADES, -PATH_DECADES, PATH_POINTS)
+    objective = Objective("logistic", model.penalty_, model.penalty_params_, gamma=gamma)
+    options = SolverOptions(model.solver, model.tol, min(model.max_iter, PATH_MAX_ITER))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = fit_path(X, binary_labels(y, signed=True).values, objective, betas * gamma**2, options)
+    figure = plot_path(betas, gamma * path.coefs, gamma, names, selected_beta=beta)
+    return Fit(model, model, lam, gamma, {"path": figure})
+
+
+def _baseline(X, y, names, grid: float, kind: str, splitter, seed: int) -> Baseline:
+    """Logistic regression rounded to the card's grid step, on the whole data and, with a
+    ``splitter`` (else None), in CV; ``seed`` is the L1 solver's random state."""
+    base = rounded_baseline(X, y, grid, kind=kind, random_state=seed)
+    cv_accuracy = None
+    if splitter is not None:
+        scores = [rounded_baseline(X[tr], y[tr], grid, kind=kind, random_state=seed).score(X[te], y[te])
+                  for tr, te in splitter.split(X, y)]
+        cv_accuracy = float(np.mean(scores))
+    description = (f"logistic regression ({'unpenalised' if kind == 'none' else 'L1'}), rounded to the "
+                   f"same grid, threshold refitted")
+    return Baseline(description, grid, score_card(base, names, X), base.score(X, y), cv_accuracy)
+
+
+def _metrics(fit: Fit, card: ScoreCard, base: Baseline, accuracy: float) -> dict:
+    model = fit.model
     metrics = {
-        "train_accuracy": acc,
-        **metrics,
+        "train_accuracy": accuracy,
+        **fit.metrics,
         "integrity": model.integrity_,
         "integrity_nonzero": model.integrity_nonzero_,
         "snapped_coefficients": model.n_snapped_,
         "nonzeros": int(np.count_nonzero(card.points)),
         "max_points": int(np.max(np.abs(card.points), initial=0)),
-        "baseline_train_accuracy": base_acc,
-        "n_iter": int(estimator.n_iter_),
+        "baseline_train_accuracy": base.train_accuracy,
+        "n_iter": int(fit.estimator.n_iter_),
     }
-    if cv:
-        folds = StratifiedKFold(int(cv), shuffle=True, random_state=seed)
-        scores = []
-        for tr, te in folds.split(X, y):
-            scores.append(rounded_baseline(X[tr], y[tr], grid, kind=baseline).score(X[te], y[te]))
-        metrics["baseline_cv_accuracy"] = float(np.mean(scores))
-    payload.update(
-        score_card=card.to_dict(),
-        lam=lam,
-        gamma=gamma,
-        beta=lam / gamma**2,
-        penalty=penalty,
-        coef=np.ravel(model.coef_),
-        intercept=float(np.ravel(model.intercept_)[0]),
-        feature_names=names,
-        integrity=model.integrity_,
-        integrity_nonzero=model.integrity_nonzero_,
-        snapped_coefficients=model.n_snapped_,
-        snap_objective_increase=model.snap_gap_,
-        fully_integral=not not_integral,
-        integral_on_every_fold=not fallback,
-        baseline={
-            "kind": f"logistic regression ({'unpenalised' if baseline == 'none' else 'L1'}), "
-                    f"rounded to the same grid, threshold refitted",
-            "score_card": base_card.to_dict(),
-            "train_accuracy": base_acc,
-            **({"cv_accuracy": metrics["baseline_cv_accuracy"]} if cv else {}),
-        },
-    )
-    text = [card.text(), ""]
-    if model.n_snapped_:
-        text.append(f"note: {model.n_snapped_} coefficient(s) of the minimiser were off the grid; "
-                    f"rounding them raised the objective by {model.snap_gap_:.1e} (relative), "
-                    f"within --snap-tol")
-    if not_integral:
-        text.append("warning: this model is not fully integral; the card shows rounded points")
-    elif fallback:
-        text.append("note: no grid point was integral on every CV fold; this is the most integral "
-                    "model on the full data")
-    shown = ", ".join(f"{f} {p:+d}" for f, p in base_card.rows()[:12]) or "none"
-    more = " ..." if len(base_card.rows()) > 12 else ""
-    text += [f"baseline: logistic regression rounded to the same grid (step {grid:.4g}), "
-             f"then threshold refitted:",
-             f"  train accuracy {base_acc:.4f} (facets {acc:.4f})"
-             + (f", CV accuracy {metrics['baseline_cv_accuracy']:.4f} (facets "
-                f"{metrics['cv_accuracy']:.4f})" if cv else ""),
-             f"  points: {shown}{more}; {base_card.rule()}"]
-    params = {"lam": lam, "gamma": gamma, "cv": cv, "penalty": penalty, "eps": eps, "solver": solver,
-              "n_gammas": n_gammas, "n_betas": n_betas, "tol": tol, "max_iter": max_iter,
-              "snap_tol": snap_tol, "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds}
-    return Explanation(params=params, metrics=metrics, payload=payload, text="\n".join(text),
-                       figures=figures, estimator=estimator)
+    if base.cv_accuracy is not None:
+        metrics["baseline_cv_accuracy"] = base.cv_accuracy
+    return metrics
+
+
+def _payload(fit: Fit, card: ScoreCard, base: Baseline, names, penalty: str) -> dict:
+    model = fit.model
+    baseline = {"kind": base.description, "score_card": base.card.to_dict(),
+                "train_accuracy": base.train_accuracy}
+    if base.cv_accuracy is not None:
+        baseline["cv_accuracy"] = base.cv_accuracy
+    return {
+        **({"cv": fit.cv} if fit.cv is not None else {}),
+        "score_card": card.to_dict(),
+        "lam": fit.lam,
+        "gamma": fit.gamma,
+        "beta": fit.lam / fit.gamma**2,
+        "penalty": penalty,
+        "coef": np.ravel(model.coef_),
+        "intercept": float(np.ravel(model.intercept_)[0]),
+        "feature_names": names,
+        "integrity": model.integrity_,
+        "integrity_nonzero": model.integrity_nonzero_,
+        "snapped_coefficients": model.n_snapped_,
+        "snap_objective_increase": model.snap_gap_,
+        "fully_integral": not model.integrity_ < 1,
+        "integral_on_every_fold": not fit.fallback,
+        "baseline": baseline,
+    }

@@ -1,6 +1,6 @@
 """Separable penalties with closed-form values, proximal operators and subgradient distances.
 
-Every function works elementwise on numpy arrays (scalars are accepted too).  Conventions:
+Every method works elementwise on numpy arrays (scalars are accepted too).  Conventions:
 
 * ``value(w, **hyper)`` is ``sum_j omega(w_j)``;
 * ``prox(w, mu, **hyper)`` is ``argmin_v (v - w)^2 / 2 + mu * omega(v)``, elementwise;
@@ -12,6 +12,10 @@ The penalties are those of Belahcene et al. (ACML 2020): Facets
 ``(1 - eps) Facets + eps (|w| + w^2 / 2)`` (eq. 14), and the usual L1, L2 (``w^2 / 2``) and
 elastic net.  The grid scale gamma is applied on top of any of them by :func:`prox_scaled`
 (eq. 16): ``prox_{mu Omega(. / gamma)}(w) = gamma * prox_{mu / gamma^2 Omega}(w / gamma)``.
+
+Each penalty is a subclass of ``interp.Penalty`` with the three as methods (as skglm's penalty
+classes), registered as an instance; the module's functions (``prox_facets``, ``scf_value``, ...)
+are the same formulas with their inputs checked.
 """
 
 from __future__ import annotations
@@ -22,7 +26,15 @@ import numpy as np
 
 from interp import InputError, Penalty
 
+from .validation import check_eps
+
 __all__ = [
+    "FacetsPenalty",
+    "SCFPenalty",
+    "L1Penalty",
+    "L2Penalty",
+    "ElasticNetPenalty",
+    "PENALTIES",
     "facets_value",
     "prox_facets",
     "facets_subdiff_distance",
@@ -30,9 +42,7 @@ __all__ = [
     "prox_scf",
     "scf_subdiff_distance",
     "prox_scaled",
-    "value_scaled",
     "subdiff_distance_scaled",
-    "PENALTIES",
 ]
 
 
@@ -53,50 +63,16 @@ def _check_mu(mu):
     return mu
 
 
-def _check_eps(eps: float) -> float:
-    eps = float(eps)
-    if not 0 < eps < 1:
-        raise InputError(f"eps must be in (0, 1), got {eps}")
-    return eps
+def _check_ratio(l1_ratio: float) -> float:
+    l1_ratio = float(l1_ratio)
+    if not 0 <= l1_ratio <= 1:
+        raise InputError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
+    return l1_ratio
 
 
 def _interval_distance(s: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Distance of s to the interval [lo, hi], elementwise."""
     return np.maximum(np.maximum(lo - s, s - hi), 0.0)
-
-
-# --------------------------------------------------------------------------- Facets
-
-
-def facets_elementwise(w) -> np.ndarray:
-    """omega(w) per coordinate, eq. (3): k (k + 1) / 2 + (k + 1)(|w| - k), k = floor(|w|),
-    evaluated as (k + 1)(|w| - k / 2) (fewer array operations, same value)."""
-    a = np.abs(_arr(w))
-    k = np.floor(a)
-    return (k + 1.0) * (a - 0.5 * k)
-
-
-def facets_value(w) -> float:
-    """Facets penalty sum_j sum_{i>=0} max(0, |w_j| - i), by the closed form eq. (3)."""
-    return float(facets_elementwise(w).sum())
-
-
-def prox_facets(w, mu: float) -> np.ndarray:
-    """Proximal operator of mu * Facets, eq. (12).
-
-    ``|v| = q + (|w| - (1 + mu) q - mu)_+`` with ``q = floor(|w| / (1 + mu))``: plateaus of width
-    ``mu`` at every integer, joined by slopes of 45 degrees.  On a plateau the result is an exact
-    integer (as a float).
-    """
-    return _fast_prox_facets(_arr(w), _check_mu(mu))
-
-
-def facets_subdiff_distance(w, grad) -> np.ndarray:
-    """Distance of -grad to d omega(w) (eq. 2): {ceil|w|} off the integers, [k, k + 1] at k > 0,
-    [-1, 1] at 0 (signs mirrored for w < 0)."""
-    w = _arr(w)
-    lo, hi = _facets_interval(np.abs(w))
-    return _signed_distance(w, _arr(grad), lo, hi)
 
 
 def _facets_interval(a):
@@ -115,95 +91,165 @@ def _signed_distance(w, g, lo, hi):
     return _interval_distance(np.where(w < 0, g, -g), lo, hi)
 
 
-# --------------------------------------------------------------------------- Strongly Convex Facets
-
-
-def scf_value(w, eps: float = 0.01) -> float:
-    """SCF_eps = (1 - eps) Facets + eps (|w| + w^2 / 2), eq. (14)."""
-    eps = _check_eps(eps)
+def facets_elementwise(w) -> np.ndarray:
+    """omega(w) per coordinate, eq. (3): k (k + 1) / 2 + (k + 1)(|w| - k), k = floor(|w|),
+    evaluated as (k + 1)(|w| - k / 2) (fewer array operations, same value)."""
     a = np.abs(_arr(w))
-    return (1 - eps) * float(facets_elementwise(a).sum()) + eps * float(np.vdot(a, 1.0 + 0.5 * a))
+    k = np.floor(a)
+    return (k + 1.0) * (a - 0.5 * k)
+
+
+# --------------------------------------------------------------------------- the penalties
+# The ``prox`` methods of Facets, SCF and L1 take no input checks: the solvers call them in
+# their inner loops, with as few array operations as the formulas allow (on small problems each
+# operation's fixed cost dominates).  The public prox_facets and prox_scf add the checks.
+
+
+class FacetsPenalty(Penalty):
+    """Facets: sum_i max(0, |w| - i), the convex envelope of w^2 on the integers"""
+
+    name = "facets"
+
+    def value(self, w) -> float:
+        """By the closed form eq. (3)."""
+        return float(facets_elementwise(w).sum())
+
+    def prox(self, w, step) -> np.ndarray:
+        """Eq. (12): ``|v| = q + (|w| - (1 + mu) q - mu)_+`` with ``q = floor(|w| / (1 + mu))``:
+        plateaus of width ``mu`` at every integer, joined by slopes of 45 degrees.  On a
+        plateau the result is an exact integer (as a float)."""
+        a = np.abs(w)
+        period = 1.0 + step
+        q = np.floor(a / period)
+        r = np.clip(a - period * q, 0.0, period)  # rounding can put it a hair outside the period
+        return np.copysign(q + np.minimum(np.maximum(r - step, 0.0), 1.0), w)
+
+    def subdiff_distance(self, w, grad) -> np.ndarray:
+        """d omega(w) (eq. 2) is {ceil|w|} off the integers, [k, k + 1] at k > 0, [-1, 1] at 0
+        (signs mirrored for w < 0)."""
+        w = _arr(w)
+        lo, hi = _facets_interval(np.abs(w))
+        return _signed_distance(w, _arr(grad), lo, hi)
+
+
+class SCFPenalty(Penalty):
+    """Strongly Convex Facets: (1 - eps) Facets + eps (|w| + w^2 / 2)"""
+
+    name = "scf"
+    defaults = {"eps": 0.01}
+
+    def value(self, w, eps: float = 0.01) -> float:
+        """Eq. (14)."""
+        eps = check_eps(eps)
+        a = np.abs(_arr(w))
+        return (1 - eps) * float(facets_elementwise(a).sum()) + eps * float(np.vdot(a, 1.0 + 0.5 * a))
+
+    def prox(self, w, step, eps: float = 0.01) -> np.ndarray:
+        """Eq. (15): ``|v| = floor(a) + min((1 + mu) / (1 + mu eps) (a - floor a), 1)``, ``a =
+        ((|w| - mu) / (1 + mu))_+``: the plateaus (but the one at 0) shrink by ``mu eps`` and
+        the slopes become ``1 / (1 + mu eps)``."""
+        grow = 1.0 + step
+        a = np.maximum((np.abs(w) - step) / grow, 0.0)
+        k = np.floor(a)
+        return np.copysign(k + np.minimum(grow / (1.0 + step * eps) * (a - k), 1.0), w)
+
+    def subdiff_distance(self, w, grad, eps: float = 0.01) -> np.ndarray:
+        """d SCF_eps(w) = (1 - eps) d Facets + eps (d|.| + w)."""
+        eps = check_eps(eps)
+        w = _arr(w)
+        a = np.abs(w)
+        lo_f, hi_f = _facets_interval(a)  # for w > 0: (1 - eps) [lo_f, hi_f] + eps (1 + w)
+        c = eps * (1.0 + a)
+        return _signed_distance(w, _arr(grad), (1 - eps) * lo_f + c, (1 - eps) * hi_f + c)
+
+
+class L1Penalty(Penalty):
+    """Lasso: sum |w|"""
+
+    name = "l1"
+
+    def value(self, w) -> float:
+        return float(np.sum(np.abs(_arr(w))))
+
+    def prox(self, w, step) -> np.ndarray:
+        return np.copysign(np.maximum(np.abs(w) - step, 0.0), w)
+
+    def subdiff_distance(self, w, grad) -> np.ndarray:
+        w, g = _arr(w), _arr(grad)
+        s = np.sign(w)
+        return np.where(w == 0, np.maximum(np.abs(g) - 1.0, 0.0), np.abs(g + s))
+
+
+class L2Penalty(Penalty):
+    """Ridge: sum w^2 / 2"""
+
+    name = "l2"
+
+    def value(self, w) -> float:
+        """The paper's convention: sum w^2 / 2."""
+        w = _arr(w)
+        return float(np.sum(w * w) / 2)
+
+    def prox(self, w, step) -> np.ndarray:
+        return _arr(w) / (1.0 + _check_mu(step))
+
+    def subdiff_distance(self, w, grad) -> np.ndarray:
+        return np.abs(_arr(grad) + _arr(w))
+
+
+class ElasticNetPenalty(Penalty):
+    """Elastic net: l1_ratio |w| + (1 - l1_ratio) w^2 / 2"""
+
+    name = "elasticnet"
+    defaults = {"l1_ratio": 0.5}
+
+    def value(self, w, l1_ratio: float = 0.5) -> float:
+        r = _check_ratio(l1_ratio)
+        w = _arr(w)
+        return float(np.sum(r * np.abs(w) + (1 - r) * w * w / 2))
+
+    def prox(self, w, step, l1_ratio: float = 0.5) -> np.ndarray:
+        mu = _check_mu(step)
+        r = _check_ratio(l1_ratio)
+        return prox_l1(w, mu * r) / (1.0 + mu * (1 - r))
+
+    def subdiff_distance(self, w, grad, l1_ratio: float = 0.5) -> np.ndarray:
+        r = _check_ratio(l1_ratio)
+        w, g = _arr(w), _arr(grad)
+        s = np.sign(w)
+        off = np.abs(g + (1 - r) * w + r * s)
+        return np.where(w == 0, np.maximum(np.abs(g) - r, 0.0), off)
+
+
+FACETS, SCF, L1, L2, ELASTICNET = (FacetsPenalty(), SCFPenalty(), L1Penalty(), L2Penalty(),
+                                   ElasticNetPenalty())
+
+#: the built-in penalties, registered by :class:`.plugin.FacetsPlugin`
+PENALTIES = (FACETS, SCF, L1, L2, ELASTICNET)
+
+
+# --------------------------------------------------------------------------- public functions
+# The proxes with their inputs checked (a list, a scalar, a negative step), and the values and
+# subgradient distances under the names the solvers' tests and the docs use.
+
+facets_value, facets_subdiff_distance = FACETS.value, FACETS.subdiff_distance
+scf_value, scf_subdiff_distance = SCF.value, SCF.subdiff_distance
+l1_value, l1_subdiff_distance = L1.value, L1.subdiff_distance
+
+
+def prox_facets(w, mu: float) -> np.ndarray:
+    """Proximal operator of mu * Facets, eq. (12) (see :meth:`FacetsPenalty.prox`)."""
+    return FACETS.prox(_arr(w), _check_mu(mu))
 
 
 def prox_scf(w, mu: float, eps: float = 0.01) -> np.ndarray:
-    """Proximal operator of mu * SCF_eps, eq. (15).
-
-    ``|v| = floor(a) + min((1 + mu) / (1 + mu eps) (a - floor a), 1)``,
-    ``a = ((|w| - mu) / (1 + mu))_+``: the plateaus (but the one at 0) shrink by ``mu eps`` and
-    the slopes become ``1 / (1 + mu eps)``.
-    """
-    return _fast_prox_scf(_arr(w), _check_mu(mu), _check_eps(eps))
-
-
-def scf_subdiff_distance(w, grad, eps: float = 0.01) -> np.ndarray:
-    """Distance of -grad to d SCF_eps(w): (1 - eps) d Facets + eps (d|.| + w)."""
-    eps = _check_eps(eps)
-    w = _arr(w)
-    a = np.abs(w)
-    lo_f, hi_f = _facets_interval(a)  # for w > 0: (1 - eps) [lo_f, hi_f] + eps (1 + w)
-    c = eps * (1.0 + a)
-    return _signed_distance(w, _arr(grad), (1 - eps) * lo_f + c, (1 - eps) * hi_f + c)
-
-
-# --------------------------------------------------------------------------- L1, L2, elastic net
-
-
-def l1_value(w) -> float:
-    return float(np.sum(np.abs(_arr(w))))
+    """Proximal operator of mu * SCF_eps, eq. (15) (see :meth:`SCFPenalty.prox`)."""
+    return SCF.prox(_arr(w), _check_mu(mu), check_eps(eps))
 
 
 def prox_l1(w, mu: float) -> np.ndarray:
-    return _fast_prox_l1(_arr(w), _check_mu(mu))
-
-
-def l1_subdiff_distance(w, grad) -> np.ndarray:
-    w, g = _arr(w), _arr(grad)
-    s = np.sign(w)
-    return np.where(w == 0, np.maximum(np.abs(g) - 1.0, 0.0), np.abs(g + s))
-
-
-def l2_value(w) -> float:
-    """Omega^L2 = sum w^2 / 2 (the paper's convention)."""
-    w = _arr(w)
-    return float(np.sum(w * w) / 2)
-
-
-def prox_l2(w, mu: float) -> np.ndarray:
-    mu = _check_mu(mu)
-    return _arr(w) / (1.0 + mu)
-
-
-def l2_subdiff_distance(w, grad) -> np.ndarray:
-    w, g = _arr(w), _arr(grad)
-    return np.abs(g + w)
-
-
-def _check_ratio(l1_ratio: float) -> float:
-    l1_ratio = float(l1_ratio)
-    if not 0 <= l1_ratio <= 1:
-        raise InputError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
-    return l1_ratio
-
-
-def elasticnet_value(w, l1_ratio: float = 0.5) -> float:
-    """l1_ratio |w| + (1 - l1_ratio) w^2 / 2."""
-    r = _check_ratio(l1_ratio)
-    w = _arr(w)
-    return float(np.sum(r * np.abs(w) + (1 - r) * w * w / 2))
-
-
-def prox_elasticnet(w, mu: float, l1_ratio: float = 0.5) -> np.ndarray:
-    mu = _check_mu(mu)
-    r = _check_ratio(l1_ratio)
-    return prox_l1(w, mu * r) / (1.0 + mu * (1 - r))
-
-
-def elasticnet_subdiff_distance(w, grad, l1_ratio: float = 0.5) -> np.ndarray:
-    r = _check_ratio(l1_ratio)
-    w, g = _arr(w), _arr(grad)
-    s = np.sign(w)
-    off = np.abs(g + (1 - r) * w + r * s)
-    return np.where(w == 0, np.maximum(np.abs(g) - r, 0.0), off)
+    """Soft thresholding: proximal operator of mu * L1."""
+    return L1.prox(_arr(w), _check_mu(mu))
 
 
 # --------------------------------------------------------------------------- the gamma scale
@@ -217,65 +263,7 @@ def prox_scaled(prox: Callable, w, mu: float, gamma: float, **hyper) -> np.ndarr
     return gamma * np.asarray(prox(_arr(w) / gamma, mu / gamma**2, **hyper))
 
 
-def value_scaled(value: Callable, w, gamma: float, **hyper) -> float:
-    """Omega(w / gamma)."""
-    return float(value(_arr(w) / float(gamma), **hyper))
-
-
 def subdiff_distance_scaled(dist: Callable, w, grad, gamma: float, **hyper) -> np.ndarray:
     """Distance of -grad to d[Omega(. / gamma)](w) = (1 / gamma) d Omega(w / gamma)."""
     gamma = float(gamma)
     return np.asarray(dist(_arr(w) / gamma, _arr(grad) * gamma, **hyper)) / gamma
-
-
-# The prox formulas without the public functions' input checks: the solvers call them directly,
-# with as few array operations as the formulas allow (on small problems each operation's fixed
-# cost dominates).
-
-
-def _fast_prox_facets(w, step):
-    a = np.abs(w)
-    period = 1.0 + step
-    q = np.floor(a / period)
-    r = np.clip(a - period * q, 0.0, period)  # rounding can put it a hair outside the period
-    return np.copysign(q + np.minimum(np.maximum(r - step, 0.0), 1.0), w)
-
-
-def _fast_prox_scf(w, step, eps=0.01):
-    grow = 1.0 + step
-    a = np.maximum((np.abs(w) - step) / grow, 0.0)
-    k = np.floor(a)
-    return np.copysign(k + np.minimum(grow / (1.0 + step * eps) * (a - k), 1.0), w)
-
-
-def _fast_prox_l1(w, step):
-    return np.copysign(np.maximum(np.abs(w) - step, 0.0), w)
-
-
-PENALTIES = (
-    Penalty(
-        "facets",
-        lambda w: facets_value(w),
-        _fast_prox_facets,
-        lambda w, grad: facets_subdiff_distance(w, grad),
-        description="Facets: sum_i max(0, |w| - i), the convex envelope of w^2 on the integers",
-    ),
-    Penalty(
-        "scf",
-        scf_value,
-        _fast_prox_scf,
-        scf_subdiff_distance,
-        defaults={"eps": 0.01},
-        description="Strongly Convex Facets: (1 - eps) Facets + eps (|w| + w^2 / 2)",
-    ),
-    Penalty("l1", l1_value, _fast_prox_l1, l1_subdiff_distance, description="Lasso: sum |w|"),
-    Penalty("l2", l2_value, prox_l2, l2_subdiff_distance, description="Ridge: sum w^2 / 2"),
-    Penalty(
-        "elasticnet",
-        elasticnet_value,
-        prox_elasticnet,
-        elasticnet_subdiff_distance,
-        defaults={"l1_ratio": 0.5},
-        description="Elastic net: l1_ratio |w| + (1 - l1_ratio) w^2 / 2",
-    ),
-)

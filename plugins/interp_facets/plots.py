@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["plot_path", "plot_heatmaps"]
+__all__ = ["plot_path", "plot_heatmaps", "plot_cv"]
 
 
 def plot_path(betas, coefs, gamma: float, feature_names=None, selected_beta: float | None = None,
@@ -70,3 +70,16 @@ def plot_heatmaps(gammas, betas, accuracy, integrity, selected: tuple[float, flo
             ax.plot(np.log10(selected[1]), np.log10(selected[0]), marker="*", color="red",
                     markersize=12, markeredgecolor="white")
     return fig
+
+
+def plot_cv(cv, feature_names=None) -> dict[str, Figure]:
+    """The figures of a fitted ``FacetsClassifierCV``: ``path`` (the path at the chosen gamma,
+    the chosen beta marked) and ``heatmaps`` (CV accuracy and integrity, the chosen point
+    starred)."""
+    gi = int(np.argmin(np.abs(cv.gammas_ - cv.best_gamma_)))
+    return {
+        "path": plot_path(cv.betas_, cv.coefs_path_[gi], cv.best_gamma_, feature_names,
+                          selected_beta=cv.best_beta_),
+        "heatmaps": plot_heatmaps(cv.gammas_, cv.betas_, cv.heatmap("mean_test_score"),
+                                  cv.heatmap("integrity"), selected=(cv.best_gamma_, cv.best_beta_)),
+    }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from interp import Method, Option, hookimpl
 
 from .penalties import PENALTIES
-from .solver import SOLVERS
+from .validation import SOLVERS
 
 
 class FacetsPlugin:
@@ -35,16 +35,16 @@ FACETS_METHOD = Method(
         Option("lam", float, None, "penalty strength lambda (with --gamma)"),
         Option("gamma", float, None, "grid step: one point = gamma in the linear model"),
         Option("cv", int, 0, "choose (lam, gamma) by K-fold CV over a grid (default 5 "
-                             "folds when --lam/--gamma are not given)"),
+                             "folds when --lam/--gamma are not given)", min=0),
         Option("penalty", str, "scf", "registered penalty name (scf, facets, l1, l2, "
                                       "elasticnet, ...)"),
         Option("eps", float, 0.01, "eps of Strongly Convex Facets, in (0, 1)"),
         Option("solver", str, "newton", "newton (proximal gradient + Newton steps), fista or ista",
                choices=SOLVERS),
-        Option("n_gammas", int, 12, "number of gamma values in the CV grid"),
-        Option("n_betas", int, 40, "number of beta = lam/gamma^2 values in the CV grid"),
-        Option("tol", float, 1e-4, "stopping tolerance (subgradient distance / lam)"),
-        Option("max_iter", int, 2000, "maximum solver iterations per fit"),
+        Option("n_gammas", int, 12, "number of gamma values in the CV grid", min=1),
+        Option("n_betas", int, 40, "number of beta = lam/gamma^2 values in the CV grid", min=1),
+        Option("tol", float, 1e-4, "stopping tolerance (subgradient distance / lam), > 0", min=0),
+        Option("max_iter", int, 2000, "maximum solver iterations per fit", min=1),
         Option("snap_tol", float, 1e-4, "round a nearly integral minimiser to the grid when "
                                         "its objective rises by at most this fraction (0: "
                                         "strict)"),
@@ -53,6 +53,7 @@ FACETS_METHOD = Method(
         Option("binarize", str, "auto", "write the card in 0/1 features (thresholds such as "
                                         "age>52, one-hot levels); auto: when any feature is "
                                         "not already 0/1", choices=("auto", "always", "never")),
-        Option("n_thresholds", int, 3, "quantile thresholds per numeric feature when binarizing"),
+        Option("n_thresholds", int, 3, "quantile thresholds per numeric feature when binarizing",
+               min=1),
     ),
 )

@@ -10,21 +10,19 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from interp import InputError
+from interp.preprocessing import binary_labels
 
+from .refit import refit_scale
+from .render import card_markdown, card_text, fmt
 from .snap import on_grid
-from .solver import refit_scale
 
-__all__ = ["ScoreCard", "score_card", "round_to_grid", "rounded_baseline"]
+__all__ = ["ScoreCard", "score_card", "RoundedModel", "rounded_baseline"]
 
 
 def _label(value) -> str:
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         return str(int(value))
     return str(value)
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.4g}"
 
 
 @attrs.frozen
@@ -63,7 +61,7 @@ class ScoreCard:
     def rule(self) -> str:
         if self.integer_threshold is not None:
             return f"predict {self.positive} if total >= {self.integer_threshold}, else {self.negative}"
-        return f"predict {self.positive} if total > {_fmt(self.threshold)}, else {self.negative}"
+        return f"predict {self.positive} if total > {fmt(self.threshold)}, else {self.negative}"
 
     def total(self, X) -> np.ndarray:
         return np.asarray(X, dtype=float) @ np.asarray(self.points, dtype=float)
@@ -75,29 +73,13 @@ class ScoreCard:
             return (np.round(t) >= self.integer_threshold).astype(int)
         return (t > self.threshold).astype(int)
 
-    def _header(self) -> str:
-        note = "" if self.integral else (
-            f"  (NOT fully integral: integrity {self.integrity:.2f}; points are rounded)"
-        )
-        return f"score card (1 point = {_fmt(self.gamma)} in the linear model){note}"
-
     def text(self) -> str:
-        rows = self.rows()
-        width = max([len("feature")] + [len(f) for f, _ in rows])
-        lines = [self._header(), f"{'feature':<{width}} | points", f"{'-' * width}-+-------"]
-        lines += [f"{f:<{width}} | {p:+d}" for f, p in rows]
-        if not rows:
-            lines.append(f"{'(no feature)':<{width}} |")
-        lines.append(f"{'-' * width}-+-------")
-        lines.append("total = sum of the points of the features (times their values)")
-        lines.append(self.rule())
-        return "\n".join(lines)
+        """The card as fixed-width text (see :func:`.render.card_text`)."""
+        return card_text(self)
 
     def markdown(self) -> str:
-        lines = [f"*{self._header()}*", "", "| feature | points |", "|---|---:|"]
-        lines += [f"| {f.replace('|', chr(92) + '|')} | {p:+d} |" for f, p in self.rows()]
-        lines += ["", f"**{self.rule()}**"]
-        return "\n".join(lines)
+        """The card as a Markdown table (see :func:`.render.card_markdown`)."""
+        return card_markdown(self)
 
     def to_dict(self) -> dict:
         return {
@@ -171,17 +153,12 @@ class RoundedModel:
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
 
-def round_to_grid(coef, gamma: float) -> np.ndarray:
-    """gamma * round(coef / gamma)."""
-    return float(gamma) * np.round(np.asarray(coef, dtype=float) / float(gamma))
-
-
 def rounded_baseline(X, y, gamma: float, kind: str = "none", C: float = 1.0,
-                     refit_threshold: bool = True) -> RoundedModel:
+                     refit_threshold: bool = True, random_state=0) -> RoundedModel:
     """The honest baseline: a plain logistic regression, its coefficients rounded to gamma * Z.
 
     ``kind="none"``: unpenalised; ``kind="l1"``: L1-penalised with inverse strength ``C``
-    (liblinear).  With ``refit_threshold`` the rounded points are frozen and the scale and
+    (liblinear, which visits the coordinates in an order drawn from ``random_state``).  With ``refit_threshold`` the rounded points are frozen and the scale and
     intercept re-fitted (the same post-processing FacetsClassifier applies by default), else the
     fitted intercept is kept.
     """
@@ -192,15 +169,14 @@ def rounded_baseline(X, y, gamma: float, kind: str = "none", C: float = 1.0,
         if kind == "none":
             model = LogisticRegression(C=np.inf, max_iter=2000)
         elif kind == "l1":
-            model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear")
+            model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", random_state=random_state)
         else:
             raise InputError(f"baseline kind must be 'none' or 'l1', got {kind!r}")
         model.fit(X, y)
     points = np.round(np.ravel(model.coef_) / float(gamma))
     intercept = float(np.ravel(model.intercept_)[0])
     if refit_threshold and np.any(points != 0):
-        y_num = np.where(y == model.classes_[1], 1.0, -1.0)
-        a, b = refit_scale(X @ points, y_num, "logistic")
+        a, b = refit_scale(X @ points, binary_labels(y, signed=True).values, "logistic")
         if a[0] > 0 and np.isfinite(a[0]) and np.isfinite(b[0]):
             gamma, intercept = float(a[0]), float(b[0])
     return RoundedModel((float(gamma) * points).reshape(1, -1), np.array([intercept]),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .problem import Objective
+
 __all__ = ["GRID_ATOL", "on_grid", "snap_to_grid"]
 
 #: a coefficient is on the gamma-grid when |w / gamma - round(w / gamma)| <= this
@@ -24,17 +26,9 @@ def on_grid(U: np.ndarray, atol: float = GRID_ATOL) -> np.ndarray:
     return np.abs(U - np.round(U)) <= atol
 
 
-def _loss_columns(Z: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
-    """Mean loss of every column of scores Z (n, m)."""
-    if loss == "logistic":
-        return np.logaddexp(0.0, -y[:, None] * Z).mean(axis=0)
-    R = Z - y[:, None]
-    return 0.5 * np.mean(R * R, axis=0)
-
-
-def snap_to_grid(X, y, U, B, *, loss, penalty, hyper, lams, gamma, tol):
-    """Round the rows of ``U`` (models in grid units, intercepts ``B``, strengths ``lams``) whose
-    penalised objective rises by at most ``tol`` times its value.
+def snap_to_grid(X, y, U, B, objective: Objective, lams, tol: float):
+    """Round the rows of ``U`` (models of ``objective`` in grid units, intercepts ``B``,
+    strengths ``lams``) whose penalised objective rises by at most ``tol`` times its value.
 
     Returns (U with those rows rounded, relative objective increase per row: 0 for a row
     already integral, nan for a row left as it was).  In every row, the coefficients within
@@ -51,12 +45,16 @@ def snap_to_grid(X, y, U, B, *, loss, penalty, hyper, lams, gamma, tol):
         gap[rows] = np.nan
         return U, gap
     R = np.round(U[rows])
-    pen0 = np.array([penalty.value(u, **hyper) for u in U[rows]])
-    pen1 = np.array([penalty.value(r, **hyper) for r in R])
-    F0 = _loss_columns(gamma * (X @ U[rows].T) + B[rows], y, loss) + lams[rows] * pen0
-    F1 = _loss_columns(gamma * (X @ R.T) + B[rows], y, loss) + lams[rows] * pen1
+    F0 = _objectives(X, y, U[rows], B[rows], objective, lams[rows])
+    F1 = _objectives(X, y, R, B[rows], objective, lams[rows])
     rel = (F1 - F0) / np.maximum(np.abs(F0), 1e-300)
     ok = rel <= tol
     U[rows[ok]] = R[ok]
     gap[rows] = np.where(ok, np.maximum(rel, 0.0), np.nan)
     return U, gap
+
+
+def _objectives(X, y, U, B, objective: Objective, lams) -> np.ndarray:
+    """The penalised objective of every row of ``U`` (intercepts ``B``, strengths ``lams``)."""
+    penalty = np.array([objective.penalty_value(u) for u in U])
+    return objective.datafit.column_values(objective.gamma * (X @ U.T) + B, y) + lams * penalty

@@ -144,6 +144,33 @@ def test_estimators_pickle_with_joblib(tmp_path):
     np.testing.assert_array_equal(again.predict(X), m.predict(X))
 
 
+def test_coef_init_starts_the_solver_at_a_given_point():
+    """A fit started at another fit's penalised minimiser (as the CV's refit starts at its path's)
+    stops at once, at the same model; warm_start starts at the previous fit's."""
+    X, y = integer_scored_data()
+    cold = FacetsClassifier(lam=0.02, gamma=0.5, tol=1e-8).fit(X, y)
+    warm = FacetsClassifier(lam=0.02, gamma=0.5, tol=1e-8).fit(
+        X, y, coef_init=cold.coef_grid_ * 0.5, intercept_init=cold.intercept_raw_)
+    assert warm.n_iter_ == 1 and cold.n_iter_ > 1
+    np.testing.assert_array_equal(warm.points_, cold.points_)
+    np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-9)
+    again = FacetsClassifier(lam=0.02, gamma=0.5, tol=1e-8, warm_start=True).fit(X, y)
+    assert again.fit(X, y).n_iter_ == 1
+    with pytest.raises(interp.InputError, match="coef_init has 2 values for 6 features"):
+        FacetsClassifier().fit(X, y, coef_init=[1.0, 2.0])
+
+
+@pytest.mark.filterwarnings("ignore:no grid point gave")  # a two-point grid
+def test_fitted_models_keep_the_penalty_they_resolved():
+    X, y = integer_scored_data()
+    m = FacetsClassifier(lam=0.02, gamma=0.5, penalty="elasticnet", penalty_params={"l1_ratio": 0.3})
+    m.fit(X, y)
+    assert m.penalty_ is interp.get_registry().penalties["elasticnet"]
+    assert m.penalty_params_ == {"l1_ratio": 0.3}
+    cv = FacetsClassifierCV(gammas=[0.5], betas=[0.1, 0.05], cv=2, penalty="facets").fit(X, y)
+    assert cv.penalty_.name == "facets" and cv.best_estimator_.penalty_ is cv.penalty_
+
+
 def test_cv_selects_a_fully_integral_model_and_reports_the_grid():
     X, y = integer_scored_data(seed=0)
     cv = FacetsClassifierCV(gammas=6, betas=20, cv=3, n_jobs=1).fit(X, y)
@@ -213,6 +240,14 @@ def test_rounded_baseline_is_on_the_grid():
     assert 0.5 < base.score(X, y) <= 1.0
     l1 = rounded_baseline(X, y, 0.5, kind="l1", C=0.1)
     assert l1.coef_.shape == (1, 6)
+
+
+def test_the_l1_baseline_is_reproducible():
+    """liblinear visits the coordinates in a random order: seeded, two runs give one model."""
+    X, y = integer_scored_data(seed=5)
+    runs = [rounded_baseline(X, y, 0.3, kind="l1", C=0.05, random_state=7) for _ in range(2)]
+    np.testing.assert_array_equal(runs[0].coef_, runs[1].coef_)
+    assert runs[0].intercept_ == runs[1].intercept_
 
 
 def test_plots_return_figures():

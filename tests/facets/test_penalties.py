@@ -231,6 +231,16 @@ def test_penalties_are_registered():
     assert reg["facets"].plugin == "facets"
 
 
+def test_builtin_penalties_are_penalty_subclasses_registered_as_instances():
+    """skglm's shape: one class per penalty with value, prox and subdiff_distance as methods."""
+    reg = interp.get_registry().penalties
+    for cls in (P.FacetsPenalty, P.SCFPenalty, P.L1Penalty, P.L2Penalty, P.ElasticNetPenalty):
+        assert issubclass(cls, interp.Penalty)
+        assert {"value", "prox", "subdiff_distance"} <= set(vars(cls))
+        registered = reg[cls.name]
+        assert type(registered) is cls and registered.description == cls.__doc__.splitlines()[0]
+
+
 @pytest.mark.parametrize("bad", [0.0, 1.0, -0.1, 1.5])
 def test_bad_eps_is_an_input_error(bad):
     with pytest.raises(interp.InputError, match="eps"):

@@ -8,9 +8,8 @@ import pytest
 from matplotlib.figure import Figure
 
 import interp
+import interp_facets
 from interp.runner import RunContext, run_method
-
-
 
 
 def card_csv(tmp_path, n=300, seed=0, **extra):
@@ -83,6 +82,11 @@ def test_run_method_returns_figures_and_the_estimator(tmp_path):
         (("--lam", 0.1, "--gamma", 1, "--eps", 1.5), "eps must be in (0, 1)"),
         (("--lam", 0.1, "--gamma", 1, "--penalty", "nope"), "unknown penalty 'nope'"),
         (("--lam", 0.1, "--gamma", 1, "--snap-tol", -1), "snap_tol must be a number in [0, 1)"),
+        (("--n-gammas", 0), "--n-gammas must be >= 1, got 0"),
+        (("--n-betas", -3), "--n-betas must be >= 1, got -3"),
+        (("--lam", 0.1, "--gamma", 1, "--max-iter", 0), "--max-iter must be >= 1, got 0"),
+        (("--lam", 0.1, "--gamma", 1, "--n-thresholds", 0), "--n-thresholds must be >= 1, got 0"),
+        (("--cv", 1), "--cv needs at least 2 folds"),
     ],
 )
 def test_bad_options_are_one_line_errors(run, tmp_path, args, message):
@@ -90,6 +94,29 @@ def test_bad_options_are_one_line_errors(run, tmp_path, args, message):
     assert result.exit_code == 2
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_result_is_typed_sections_a_card_tables_and_figures(tmp_path):
+    data = interp.load_dataset(card_csv(tmp_path), "sick")
+    exp = run_method("facets", data, {"cv": 2, "n_gammas": 3, "n_betas": 6}, RunContext(seed=0, quiet=True))
+    card, *rest = exp.sections
+    assert isinstance(card, interp.Text) and card.body == interp_facets.score_card(
+        exp.estimator.best_estimator_, data.feature_names, data.X).text()
+    tables = [s for s in rest if isinstance(s, interp.Table)]
+    comparison, points = tables
+    assert comparison.columns == ("model", "train accuracy", "CV accuracy")
+    assert comparison.rows[0] == ("facets", exp.metrics["train_accuracy"], exp.metrics["cv_accuracy"])
+    m = exp.metrics
+    assert comparison.rows[1] == ("rounded baseline", m["baseline_train_accuracy"], m["baseline_cv_accuracy"])
+    baseline_rows = exp.payload["baseline"]["score_card"]["rows"]
+    assert points.columns == ("feature", "points") and len(points.rows) == min(len(baseline_rows), 12)
+    assert [r[0] for r in points.rows] == [r["feature"] for r in baseline_rows[:12]]
+    assert [s.name for s in rest if isinstance(s, interp.Figure)] == ["path", "heatmaps"]
+    assert "predict 1 if total" in exp.text and "baseline" in exp.text
+    fixed = run_method("facets", data, {"lam": 0.01, "gamma": 0.2}, RunContext(seed=0, quiet=True))
+    assert [s.name for s in fixed.sections if isinstance(s, interp.Figure)] == ["path"]
+    comparison = [s for s in fixed.sections if isinstance(s, interp.Table)][0]
+    assert comparison.columns == ("model", "train accuracy")
 
 
 def test_non_binary_target_constant_feature_and_nan_are_one_line_errors(run, tmp_path):

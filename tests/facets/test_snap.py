@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from interp_facets import FacetsClassifier
-from interp_facets.estimators import resolve_penalty
 from interp_facets.penalties import scf_value
+from interp_facets.problem import Objective
 from interp_facets.snap import snap_to_grid
+from interp_facets.validation import resolve_penalty
 
 
 def data(n=300, seed=0):
@@ -32,8 +33,7 @@ def test_snap_rounds_only_when_the_objective_barely_moves():
     rel = (F1 - F0) / F0
     tol = 1e-4
     assert abs(rel[1]) < tol < rel[2]  # the premise of the cases
-    S, gap = snap_to_grid(X, y, U, b, loss="logistic", penalty=pen, hyper=hyper, lams=lam,
-                          gamma=gamma, tol=tol)
+    S, gap = snap_to_grid(X, y, U, b, Objective("logistic", pen, hyper, gamma=gamma), lam, tol)
     np.testing.assert_array_equal(S[0], U[0])
     np.testing.assert_array_equal(S[1], np.round(U[1]))
     np.testing.assert_array_equal(S[2], U[2])
@@ -45,8 +45,7 @@ def test_snap_tol_zero_moves_nothing():
     X, y = data()
     pen, hyper = resolve_penalty("scf")
     U = np.array([[2.0, 1.0, 1.0000001, -1.0]])
-    S, gap = snap_to_grid(X, y, U, 0.0, loss="logistic", penalty=pen, hyper=hyper, lams=0.01,
-                          gamma=0.4, tol=0.0)
+    S, gap = snap_to_grid(X, y, U, 0.0, Objective("logistic", pen, hyper, gamma=0.4), 0.01, 0.0)
     np.testing.assert_array_equal(S, U)
     assert np.isnan(gap[0])
 

@@ -13,10 +13,10 @@ from sklearn.linear_model import Lasso, LogisticRegression
 import interp
 from interp import hookimpl
 from interp.testing import registered
-from interp_facets import FacetsClassifier, FacetsRegressor, solve
+from interp_facets import FacetsClassifier, FacetsRegressor, Objective, SolverOptions, solve
 from interp_facets import penalties as P
-from interp_facets.estimators import resolve_penalty
-from interp_facets.solver import Problem
+from interp_facets.problem import Problem
+from interp_facets.validation import resolve_penalty
 
 
 def regression_data(n=200, seed=0):
@@ -44,7 +44,7 @@ SOLVERS = ["newton", "fista", "ista"]
 def test_l1_squared_loss_is_sklearn_lasso(solver):
     X, y = regression_data()
     pen, hyper = resolve_penalty("l1")
-    res = solve(X, y, loss="squared", penalty=pen, lam=0.05, solver=solver, tol=1e-6, max_iter=20000)
+    res = solve(X, y, Objective("squared", pen), 0.05, SolverOptions(solver, tol=1e-6, max_iter=20000))
     ref = Lasso(alpha=0.05, tol=1e-12, max_iter=100000).fit(X, y)
     assert res.converged
     np.testing.assert_allclose(res.u, ref.coef_, atol=1e-6)
@@ -56,7 +56,7 @@ def test_l1_logistic_matches_sklearn_and_is_no_worse(solver):
     X, y = classification_data()
     lam = 0.02
     pen, hyper = resolve_penalty("l1")
-    res = solve(X, y, loss="logistic", penalty=pen, lam=lam, solver=solver, tol=1e-6, max_iter=20000)
+    res = solve(X, y, Objective("logistic", pen), lam, SolverOptions(solver, tol=1e-6, max_iter=20000))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = LogisticRegression(C=1 / (len(y) * lam), l1_ratio=1.0, solver="saga", tol=1e-12,
@@ -71,7 +71,7 @@ def test_l2_squared_loss_is_the_closed_form_ridge():
     X, y = regression_data()
     lam = 0.3
     pen, _ = resolve_penalty("l2")
-    res = solve(X, y, loss="squared", penalty=pen, lam=lam, solver="fista", tol=1e-10, max_iter=20000)
+    res = solve(X, y, Objective("squared", pen), lam, SolverOptions("fista", tol=1e-10, max_iter=20000))
     Xc, yc = X - X.mean(0), y - y.mean()
     n = len(y)
     w = np.linalg.solve(Xc.T @ Xc / n + lam * np.eye(X.shape[1]), Xc.T @ yc / n)
@@ -89,8 +89,8 @@ def test_one_feature_without_intercept_matches_brute_force(penalty, gamma, solve
     y = 3.3 * x + rng.normal(scale=0.5, size=80)
     lam = 0.4
     pen, hyper = resolve_penalty(penalty)
-    res = solve(x[:, None], y, loss="squared", penalty=pen, lam=lam, gamma=gamma, hyper=hyper,
-                fit_intercept=False, solver=solver, tol=1e-10, max_iter=100000)
+    res = solve(x[:, None], y, Objective("squared", pen, hyper, gamma=gamma, fit_intercept=False), lam,
+                SolverOptions(solver, tol=1e-10, max_iter=100000))
     f = lambda w: np.mean((y - x * w) ** 2) / 2 + lam * pen.value(np.array([w / gamma]), **hyper)  # noqa: E731
     ref = minimize_scalar(f, bounds=(-10, 10), method="bounded", options={"xatol": 1e-12}).x
     assert gamma * res.u[0] == pytest.approx(ref, abs=1e-6)
@@ -99,11 +99,11 @@ def test_one_feature_without_intercept_matches_brute_force(penalty, gamma, solve
 def test_the_three_solvers_reach_the_same_scf_minimiser_and_integrity():
     X, y = classification_data(seed=2)
     pen, hyper = resolve_penalty("scf")
-    kw = dict(loss="logistic", penalty=pen, lam=0.05, gamma=0.5, hyper=hyper, tol=1e-7, max_iter=50000)
-    ref = solve(X, y, solver="ista", **kw)
+    objective, lam, kw = Objective("logistic", pen, hyper, gamma=0.5), 0.05, dict(tol=1e-7, max_iter=50000)
+    ref = solve(X, y, objective, lam, SolverOptions("ista", **kw))
     assert ref.converged
     for solver in ("fista", "newton"):
-        res = solve(X, y, solver=solver, **kw)
+        res = solve(X, y, objective, lam, SolverOptions(solver, **kw))
         assert res.converged
         np.testing.assert_allclose(res.u, ref.u, atol=1e-6)
         assert np.array_equal(res.u == np.round(res.u), ref.u == np.round(ref.u))
@@ -125,9 +125,9 @@ def ill_conditioned(n=400, seed=3):
 def test_newton_reaches_the_fista_objective_in_far_fewer_iterations(penalty):
     X, y = ill_conditioned()
     pen, hyper = resolve_penalty(penalty)
-    kw = dict(loss="logistic", penalty=pen, lam=0.004, gamma=0.3, hyper=hyper, tol=1e-8, max_iter=100000)
-    fista = solve(X, y, solver="fista", **kw)
-    newton = solve(X, y, solver="newton", **kw)
+    objective, kw = Objective("logistic", pen, hyper, gamma=0.3), dict(tol=1e-8, max_iter=100000)
+    fista = solve(X, y, objective, 0.004, SolverOptions("fista", **kw))
+    newton = solve(X, y, objective, 0.004, SolverOptions("newton", **kw))
     assert fista.converged and newton.converged
     assert newton.objective <= fista.objective + 1e-10
     assert newton.n_iter * 5 < fista.n_iter
@@ -148,9 +148,9 @@ def test_newton_is_never_worse_than_fista(seed, log_lam, gamma, penalty, loss):
     if loss == "logistic":
         y = np.where(y > np.median(y), 1.0, -1.0)
     pen, hyper = resolve_penalty(penalty)
-    kw = dict(loss=loss, penalty=pen, lam=10**log_lam, gamma=gamma, hyper=hyper, tol=1e-9, max_iter=200000)
-    fista = solve(X, y, solver="fista", **kw)
-    newton = solve(X, y, solver="newton", **kw)
+    objective, kw = Objective(loss, pen, hyper, gamma=gamma), dict(tol=1e-9, max_iter=200000)
+    fista = solve(X, y, objective, 10**log_lam, SolverOptions("fista", **kw))
+    newton = solve(X, y, objective, 10**log_lam, SolverOptions("newton", **kw))
     assert newton.converged
     assert newton.objective <= fista.objective + 1e-9 * max(1.0, abs(fista.objective))
     assert newton.criterion <= 1e-9
@@ -168,12 +168,40 @@ def test_newton_does_not_stall_at_a_tight_tolerance():
     y = X @ rng.normal(size=d) + rng.normal(size=n)
     y = np.where(y > np.median(y), 1.0, -1.0)
     pen, hyper = resolve_penalty("facets")
-    kw = dict(loss="logistic", penalty=pen, lam=10 ** rng.uniform(-4, -0.5), gamma=rng.uniform(0.05, 3),
-              hyper=hyper, tol=1e-9, max_iter=2000)
-    newton = solve(X, y, solver="newton", **kw)
-    fista = solve(X, y, solver="fista", **kw)
+    lam = 10 ** rng.uniform(-4, -0.5)
+    objective = Objective("logistic", pen, hyper, gamma=rng.uniform(0.05, 3))
+    kw = dict(tol=1e-9, max_iter=2000)
+    newton = solve(X, y, objective, lam, SolverOptions("newton", **kw))
+    fista = solve(X, y, objective, lam, SolverOptions("fista", **kw))
     assert newton.converged and newton.n_iter < 100
     assert newton.objective <= fista.objective + 1e-12
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_datafit_pieces_agree_with_each_other_and_with_finite_differences(loss):
+    """The shared-work pairs equal the single pieces; the gradient and the per-sample curvature
+    are the derivatives of the value; the column values are the value per column."""
+    from interp_facets.datafits import DATAFITS
+
+    fit = DATAFITS[loss]
+    rng = np.random.default_rng(1)
+    z, y = rng.normal(scale=2.0, size=40), np.where(rng.random(40) < 0.4, 1.0, -1.0)
+    value, grad = fit.value_and_gradient(z, y)
+    assert value == pytest.approx(fit.value(z, y), rel=1e-14)
+    np.testing.assert_allclose(grad, fit.gradient(z, y), rtol=1e-14)
+    grad2, curv = fit.gradient_and_curvature(z, y)
+    np.testing.assert_allclose(grad2, grad, rtol=1e-14)
+    e = 1e-6
+    for i in (0, 7, 31):
+        dz = np.eye(40)[i] * e
+        assert grad[i] == pytest.approx((fit.value(z + dz, y) - fit.value(z - dz, y)) / (2 * e), rel=1e-6)
+        assert curv[i] == pytest.approx((fit.gradient(z + dz, y)[i] - fit.gradient(z - dz, y)[i]) / (2 * e),
+                                        rel=1e-5)
+        assert 40 * curv[i] <= fit.curvature * (1 + 1e-12)
+    Z = np.column_stack([z, -z, 0 * z])
+    np.testing.assert_allclose(fit.column_values(Z, y), [fit.value(c, y) for c in Z.T], rtol=1e-12)
+    with pytest.raises(interp.InputError, match="loss must be one of 'logistic', 'squared', got 'hinge'"):
+        Objective("hinge", None)
 
 
 @pytest.mark.parametrize("loss", ["logistic", "squared"])
@@ -185,8 +213,8 @@ def test_problem_hessian_matches_finite_differences_of_the_gradient(loss, fit_in
     X = rng.normal(size=(50, 4)) * [1.0, 10.0, 100.0, 0.1]
     y = np.where(rng.random(50) < 0.5, 1.0, -1.0)
     pen, hyper = resolve_penalty("l1")
-    prob = Problem(np.asfortranarray(X), y, loss=loss, penalty=pen, lam=0.01, gamma=0.7, hyper=hyper,
-                   fit_intercept=fit_intercept, metric=None, precondition=True, gram=None)
+    objective = Objective(loss, pen, hyper, gamma=0.7, fit_intercept=fit_intercept)
+    prob = Problem(np.asfortranarray(X), y, objective, 0.01)
     u, b = rng.normal(size=4) * 0.01, (0.3 if fit_intercept else 0.0)
     cols = np.array([0, 2, 3])
     gu, gb, weights = prob.grads_and_curvature(prob.scores(u, b))
@@ -213,8 +241,8 @@ def test_prox_slopes_are_zero_on_plateaus_and_the_ramp_slope_elsewhere():
     step = 0.5  # mu = lam * step = 0.2: Facets plateaus [1.2 k, 1.2 k + 0.2] at every integer k
     for name, ramp in (("facets", 1.0), ("l1", 1.0), ("scf", 1 / (1 + 0.2 * 0.01))):
         pen, hyper = resolve_penalty(name)
-        prob = Problem(np.eye(6), np.ones(6), loss="squared", penalty=pen, lam=0.4, gamma=1.0,
-                       hyper=hyper, fit_intercept=False, metric=None, precondition=False, gram=None)
+        prob = Problem(np.eye(6), np.ones(6), Objective("squared", pen, hyper, fit_intercept=False), 0.4,
+                       precondition=False)
         v = prob.prox(zeta, step)
         slope = prox_slopes(prob, zeta, step)
         on_kink = v == np.round(v) if name != "l1" else v == 0
@@ -226,20 +254,19 @@ def test_prox_slopes_are_zero_on_plateaus_and_the_ramp_slope_elsewhere():
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("loss", ["logistic", "squared"])
 def test_above_the_null_threshold_the_fit_is_the_intercept_only_model_at_once(solver, loss):
-    from interp_facets.solver import null_threshold
+    from interp_facets.problem import null_threshold
 
     X, y = classification_data() if loss == "logistic" else regression_data()
     c = null_threshold(X, y, loss)
     pen, hyper = resolve_penalty("facets")
-    strong = solve(X, y, loss=loss, penalty=pen, lam=1.01 * c * 0.5, gamma=0.5, hyper=hyper,
-                   solver=solver, tol=1e-8)
+    objective = Objective(loss, pen, hyper, gamma=0.5)
+    strong = solve(X, y, objective, 1.01 * c * 0.5, SolverOptions(solver, tol=1e-8))
     assert strong.n_iter == 1 and np.all(strong.u == 0)
     # the intercept-only optimum, found independently
     p = np.mean(y > 0)
     assert strong.intercept == pytest.approx(np.log(p / (1 - p)) if loss == "logistic" else np.mean(y))
     # just below the threshold the model is not null
-    weak = solve(X, y, loss=loss, penalty=pen, lam=0.9 * c * 0.5, gamma=0.5, hyper=hyper,
-                 solver=solver, tol=1e-8)
+    weak = solve(X, y, objective, 0.9 * c * 0.5, SolverOptions(solver, tol=1e-8))
     assert weak.converged and np.any(weak.u != 0)
 
 
@@ -247,8 +274,8 @@ def test_stopping_criterion_holds_at_the_returned_point():
     X, y = classification_data(seed=5)
     lam, gamma = 0.03, 0.4
     pen, hyper = resolve_penalty("scf")
-    res = solve(X, y, loss="logistic", penalty=pen, lam=lam, gamma=gamma, hyper=hyper, tol=1e-6,
-                solver="fista", max_iter=20000)
+    res = solve(X, y, Objective("logistic", pen, hyper, gamma=gamma), lam,
+                SolverOptions("fista", tol=1e-6, max_iter=20000))
     z = gamma * X @ res.u + res.intercept
     gz = -y / (1 + np.exp(y * z)) / len(y)
     gu = gamma * X.T @ gz
@@ -304,18 +331,18 @@ def test_a_prox_that_takes_less_than_arrays_still_fits(prox, solver):
     """The Newton step needs a step per coordinate (and stacks points); a third-party prox that
     takes one scalar step (the Newton solver raised a TypeError from inside numpy) or only 1-D
     input is served one distinct step, or one point, at a time, and gives scikit-learn's L1 fit."""
-    from interp_facets.solver import _prox_abilities
+    from interp_facets.problem import prox_abilities
 
     # what the solver sees: (a step per coordinate, a 2-D stack); the built-ins take both
-    assert _prox_abilities(prox, ()) == {_scalar_step_prox: (False, False),
-                                         _one_dimensional_prox: (True, False)}[prox]
+    assert prox_abilities(prox, ()) == {_scalar_step_prox: (False, False),
+                                        _one_dimensional_prox: (True, False)}[prox]
     for builtin in P.PENALTIES:
-        assert _prox_abilities(builtin.prox, tuple(sorted(builtin.defaults.items()))) == (True, True)
+        assert prox_abilities(builtin.prox, tuple(sorted(builtin.defaults.items()))) == (True, True)
     X, y = classification_data()
     X = X * np.array([1.0, 30.0, 1.0, 0.02, 1.0])  # scales apart: the metric is not constant
     lam = 0.01
     pen = interp.Penalty("l1_by_hand", lambda w: float(np.abs(w).sum()), prox)
-    res = solve(X, y, loss="logistic", penalty=pen, lam=lam, solver=solver, tol=1e-8, max_iter=200000)
+    res = solve(X, y, Objective("logistic", pen), lam, SolverOptions(solver, tol=1e-8, max_iter=200000))
     assert res.converged
     ref = LogisticRegression(C=1 / (len(y) * lam), l1_ratio=1.0, solver="liblinear", tol=1e-10,
                              intercept_scaling=1e4, max_iter=100000).fit(X, y)
@@ -328,7 +355,7 @@ def test_refit_scale_is_the_2d_minimiser_per_column():
     including a separable column (finite only thanks to the tiny ridge)."""
     from scipy.optimize import minimize
 
-    from interp_facets.solver import refit_scale
+    from interp_facets.refit import refit_scale
 
     rng = np.random.default_rng(0)
     n = 200
@@ -360,8 +387,7 @@ def test_the_stopping_floor_is_per_coordinate(solver):
     X = np.column_stack([1e5 * t, suppressor, rng.normal(size=(n, 2))])
     lam, tol = 1e-3, 1e-4
     pen, hyper = resolve_penalty("l1")
-    res = solve(X, y, loss="logistic", penalty=pen, lam=lam, hyper=hyper, tol=tol, solver=solver,
-                max_iter=100000)
+    res = solve(X, y, Objective("logistic", pen, hyper), lam, SolverOptions(solver, tol=tol, max_iter=100000))
     p_null = np.mean(y > 0)
     c = np.abs(X.T @ (-y * np.where(y > 0, 1 - p_null, p_null)) / n)  # gradients at the null model
     z = X @ res.u + res.intercept
@@ -381,9 +407,9 @@ def test_solve_names_an_unknown_solver_or_loss(kwargs, message):
     """An unknown solver used to run ISTA silently, and an unknown loss raised a bare KeyError."""
     X, y = classification_data(n=50)
     pen, hyper = resolve_penalty("l1")
-    args = {"loss": "logistic", "penalty": pen, "lam": 0.01, "hyper": hyper, **kwargs}
     with pytest.raises(interp.InputError, match=message):
-        solve(X, y, **args)
+        objective = Objective(kwargs.get("loss", "logistic"), pen, hyper)
+        solve(X, y, objective, 0.01, SolverOptions(kwargs.get("solver", "newton")))
     if "solver" in kwargs:
         with pytest.raises(interp.InputError, match=message):
             FacetsClassifier(solver=kwargs["solver"]).fit(X, y)

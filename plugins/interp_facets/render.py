@@ -1,0 +1,100 @@
+"""What a person reads: a score card as text and Markdown, and the sections of the ``facets``
+method's result (the card, notes on its integrity, the rounded baseline, the figures)."""
+
+from __future__ import annotations
+
+from interp import Figure, Table, Text
+
+__all__ = ["fmt", "card_header", "card_text", "card_markdown", "method_sections", "FIGURE_TITLES"]
+
+#: the baseline rows the method shows (largest points first)
+BASELINE_ROWS = 12
+
+#: the titles of the method's figures, by their name in ``Explanation.figures``
+FIGURE_TITLES = {
+    "path": "regularisation path: points along beta = lambda / gamma^2",
+    "heatmaps": "CV accuracy and integrity over the (beta, gamma) grid",
+}
+
+
+def fmt(x: float) -> str:
+    """A number as a card shows it: 4 significant digits."""
+    return f"{x:.4g}"
+
+
+def card_header(card) -> str:
+    note = "" if card.integral else (
+        f"  (NOT fully integral: integrity {card.integrity:.2f}; points are rounded)"
+    )
+    return f"score card (1 point = {fmt(card.gamma)} in the linear model){note}"
+
+
+def card_text(card) -> str:
+    """The card as fixed-width text: header, one ``feature | points`` row per non-zero point,
+    and the rule."""
+    rows = card.rows()
+    width = max([len("feature")] + [len(f) for f, _ in rows])
+    lines = [card_header(card), f"{'feature':<{width}} | points", f"{'-' * width}-+-------"]
+    lines += [f"{f:<{width}} | {p:+d}" for f, p in rows]
+    if not rows:
+        lines.append(f"{'(no feature)':<{width}} |")
+    lines.append(f"{'-' * width}-+-------")
+    lines.append("total = sum of the points of the features (times their values)")
+    lines.append(card.rule())
+    return "\n".join(lines)
+
+
+def card_markdown(card) -> str:
+    """The card as a Markdown table with the rule below it."""
+    lines = [f"*{card_header(card)}*", "", "| feature | points |", "|---|---:|"]
+    lines += [f"| {f.replace('|', chr(92) + '|')} | {p:+d} |" for f, p in card.rows()]
+    lines += ["", f"**{card.rule()}**"]
+    return "\n".join(lines)
+
+
+def method_sections(card, fit, baseline, train_accuracy: float) -> list:
+    """The ``facets`` method's sections: the card (text), notes on how it was made integral,
+    the baseline against the card (tables) and the figures.
+
+    ``fit`` and ``baseline`` are the method's records (:class:`.method.Fit`,
+    :class:`.method.Baseline`).
+    """
+    sections = [Text(card.text())]
+    notes = _notes(fit.model, fit.fallback)
+    if notes:
+        sections.append(Text("\n".join(notes)))
+    sections += _baseline_tables(baseline, train_accuracy, fit.metrics.get("cv_accuracy"))
+    sections += [Figure(name, title=FIGURE_TITLES.get(name, name)) for name in fit.figures]
+    return sections
+
+
+def _notes(model, fallback: bool) -> list[str]:
+    notes = []
+    if model.n_snapped_:
+        notes.append(f"note: {model.n_snapped_} coefficient(s) of the minimiser were off the grid; "
+                     f"rounding them raised the objective by {model.snap_gap_:.1e} (relative), "
+                     f"within --snap-tol")
+    if model.integrity_ < 1:
+        notes.append("warning: this model is not fully integral; the card shows rounded points")
+    elif fallback:
+        notes.append("note: no grid point was integral on every CV fold; this is the most integral "
+                     "model on the full data")
+    return notes
+
+
+def _baseline_tables(baseline, train_accuracy: float, cv_accuracy: float | None) -> list[Table]:
+    """The accuracies of the card and of the baseline side by side, then the baseline's largest
+    points and its rule."""
+    with_cv = baseline.cv_accuracy is not None
+    columns = ("model", "train accuracy") + (("CV accuracy",) if with_cv else ())
+    rows = [("facets", train_accuracy) + ((cv_accuracy,) if with_cv else ()),
+            ("rounded baseline", baseline.train_accuracy) + ((baseline.cv_accuracy,) if with_cv else ())]
+    title = f"baseline: {baseline.description}; grid step {fmt(baseline.grid)}"
+    comparison = Table(columns, rows, title=title)
+    points = baseline.card.rows()
+    shown = str(len(points))
+    if len(points) > BASELINE_ROWS:
+        shown = f"the {BASELINE_ROWS} largest of {shown}"
+    cards = Table(("feature", "points"), points[:BASELINE_ROWS],
+                  title=f"baseline points ({shown}); {baseline.card.rule()}")
+    return [comparison, cards]

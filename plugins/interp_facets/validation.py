@@ -1,0 +1,95 @@
+"""Input checks shared by the solver, the estimators, the CV and the method: each returns the
+checked value (converted) or raises a one-line ``InputError`` naming the parameter."""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+import interp
+from interp import InputError, Penalty
+
+__all__ = ["SOLVERS", "check_solver", "check_positive", "check_eps", "check_snap_tol", "check_max_iter",
+           "ResolvedPenalty", "resolve_penalty"]
+
+#: the loops :func:`.solver.solve` runs: proximal gradient + Newton steps, FISTA, ISTA
+SOLVERS = ("newton", "fista", "ista")
+
+
+def check_solver(solver) -> str:
+    """``solver`` if it names one of :data:`SOLVERS`."""
+    if solver not in SOLVERS:
+        raise InputError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
+    return solver
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_positive(name: str, value) -> float:
+    """``value`` as a float, if it is a finite number > 0."""
+    if not _is_real(value):
+        raise InputError(f"{name} must be a positive number, got {value!r}")
+    value = float(value)
+    if not (value > 0 and np.isfinite(value)):
+        raise InputError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def check_eps(eps) -> float:
+    """The ``eps`` of Strongly Convex Facets, in the open interval (0, 1)."""
+    if not _is_real(eps) or not 0 < float(eps) < 1:
+        raise InputError(f"eps must be in (0, 1), got {eps!r}")
+    return float(eps)
+
+
+def check_snap_tol(snap_tol) -> float:
+    """The snap's relative objective tolerance, in [0, 1)."""
+    if not _is_real(snap_tol) or not 0 <= snap_tol < 1:
+        raise InputError(f"snap_tol must be a number in [0, 1), got {snap_tol!r}")
+    return float(snap_tol)
+
+
+def check_max_iter(max_iter, name: str = "max_iter") -> int:
+    """An iteration count: an integer >= 1."""
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+        raise InputError(f"{name} must be a positive integer, got {max_iter!r}")
+    return int(max_iter)
+
+
+class ResolvedPenalty(NamedTuple):
+    """A registered penalty and the hyperparameters it is called with (``**hyper``)."""
+
+    penalty: Penalty
+    hyper: dict
+
+
+def resolve_penalty(name: str, eps: float | None = None,
+                    penalty_params: dict | None = None) -> ResolvedPenalty:
+    """Look a penalty up by name in the registry and build its hyperparameters.
+
+    Called when an estimator is fitted: the fitted model keeps the penalty object it got here,
+    so it never needs the registry again.  ``eps`` sets the hyperparameter of that name when the
+    penalty has one; ``penalty_params`` override the others.
+    """
+    if not isinstance(name, str):
+        raise InputError(f"penalty must be a registered penalty name, got {name!r}")
+    penalties = interp.get_registry().penalties
+    if name not in penalties:
+        known = ", ".join(sorted(penalties)) or "none"
+        raise InputError(f"unknown penalty {name!r}; registered: {known}")
+    penalty = penalties[name]
+    hyper = dict(penalty.defaults)
+    if "eps" in hyper and eps is not None:
+        hyper["eps"] = check_eps(eps)
+    for key, value in (penalty_params or {}).items():
+        if key not in hyper:
+            allowed = ", ".join(sorted(hyper)) or "none"
+            raise InputError(f"penalty {name!r} has no parameter {key!r} (it takes: {allowed})")
+        hyper[key] = float(value)
+    if "eps" in hyper:
+        check_eps(hyper["eps"])
+    return ResolvedPenalty(penalty, hyper)
