@@ -17,6 +17,7 @@ from .components import (Component, EmbeddedFeatures, Embedding, KernelOperator,
 from .data import Dataset, load_dataset
 from .errors import InputError, InterpError, PluginError
 from .hookspecs import hookimpl, hookspec
+from .plugin import Plugin
 from .registry import get_registry, plugin_manager
 from .results import Explanation, Figure, Formula, Table, Text
 from .runner import RunContext
@@ -36,6 +37,7 @@ __all__ = [
     "Method",
     "Option",
     "Penalty",
+    "Plugin",
     "PluginError",
     "RidgeFamily",
     "RunContext",

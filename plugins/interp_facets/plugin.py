@@ -1,29 +1,16 @@
-"""Hook implementations: the Facets penalties and the ``facets`` method.
+"""The ``facets`` plugin: the Facets penalties and the ``facets`` method.
 
-The hooks are methods of ``FacetsPlugin`` so that a downstream plugin can subclass it and extend
-a hook (call ``super()``, register more) or override it.  Only what registration needs is
-imported here; the method's module is imported when it runs.
+``FacetsPlugin`` inherits its hooks from ``interp.Plugin``, so a downstream plugin can subclass
+it and extend a catalogue or a hook (call ``super()``, register more) or override it.  Only what
+registration needs is imported here; the method's module is imported when it runs.
 """
 
 from __future__ import annotations
 
-from interp import Method, Option, hookimpl
+from interp import Method, Option, Plugin
 
 from .penalties import PENALTIES
 from .validation import SOLVERS
-
-
-class FacetsPlugin:
-    """The built-in ``facets`` plugin."""
-
-    @hookimpl
-    def register_penalties(self, register):
-        for penalty in PENALTIES:
-            register(penalty)
-
-    @hookimpl
-    def register_methods(self, register):
-        register(FACETS_METHOD)
 
 
 FACETS_METHOD = Method(
@@ -57,3 +44,10 @@ FACETS_METHOD = Method(
                min=1),
     ),
 )
+
+
+class FacetsPlugin(Plugin):
+    """The built-in ``facets`` plugin: five penalties and the method."""
+
+    penalties = PENALTIES
+    methods = (FACETS_METHOD,)

@@ -1,23 +1,14 @@
-"""Hook implementations of the ``propositional`` plugin."""
+"""The ``propositional`` plugin: the built-in kernel operators and the ``propositional`` method.
+
+``PropositionalPlugin`` inherits its hooks from ``interp.Plugin``, so a downstream plugin can
+subclass it and extend what it registers.
+"""
 
 from __future__ import annotations
 
-from interp import Method, Option, hookimpl
+from interp import Method, Option, Plugin
 
 from .operators import BUILTIN_OPERATORS
-
-
-class PropositionalPlugin:
-    """The built-in ``propositional`` plugin (hooks as methods, so a downstream plugin can subclass it)."""
-
-    @hookimpl
-    def register_kernel_operators(self, register):
-        for op in BUILTIN_OPERATORS:
-            register(op)
-
-    @hookimpl
-    def register_methods(self, register):
-        register(PROPOSITIONAL_METHOD)
 
 
 PROPOSITIONAL_METHOD = Method(
@@ -42,3 +33,10 @@ PROPOSITIONAL_METHOD = Method(
                "let the candidate draw use other plugins' registered operators too"),
     ),
 )
+
+
+class PropositionalPlugin(Plugin):
+    """The built-in ``propositional`` plugin: the literal, NOT, the 16 binary operators and the method."""
+
+    kernel_operators = BUILTIN_OPERATORS
+    methods = (PROPOSITIONAL_METHOD,)

@@ -1,24 +1,15 @@
-"""interp hooks: the five Meijer ridge families and the ``symbolic`` method."""
+"""The ``symbolic`` plugin: the five Meijer ridge families of the paper and the ``symbolic`` method.
+
+``SymbolicPlugin`` inherits its hooks from ``interp.Plugin``, so a downstream plugin can subclass
+it and extend what it registers.
+"""
 
 from __future__ import annotations
 
-from interp import Method, Option, hookimpl
+from interp import Method, Option, Plugin
 
 from .blackbox import BLACK_BOXES
 from .families import PAPER_FAMILIES
-
-
-class SymbolicPlugin:
-    """The built-in ``symbolic`` plugin (hooks as methods, so a downstream plugin can subclass it)."""
-
-    @hookimpl
-    def register_ridge_families(self, register):
-        for fam in PAPER_FAMILIES:
-            register(fam)
-
-    @hookimpl
-    def register_methods(self, register):
-        register(SYMBOLIC_METHOD)
 
 
 SYMBOLIC_METHOD = Method(
@@ -38,3 +29,10 @@ SYMBOLIC_METHOD = Method(
                min=0.0, max=1.0),
     ),
 )
+
+
+class SymbolicPlugin(Plugin):
+    """The built-in ``symbolic`` plugin: the five ridge families of the paper and the method."""
+
+    ridge_families = PAPER_FAMILIES
+    methods = (SYMBOLIC_METHOD,)
