@@ -44,9 +44,10 @@ class FeatureVectors(BaseEstimator):
         "auto" classifies text, boolean and integer-valued targets with at most 10 distinct
         values and regresses any other numeric target (``interp.preprocessing.infer_task``,
         the rule every interp method uses).
-    estimator : fitted scikit-learn tree or tree ensemble, default=None
-        Use its trees instead of training a forest (random forests, extra trees, gradient
-        boosting, single trees: anything with ``tree_`` or ``estimators_``).
+    estimator : fitted tree model, default=None
+        Use its trees instead of training a forest: scikit-learn trees and tree ensembles,
+        ``HistGradientBoosting*``, XGBoost and LightGBM models, or any model a registered tree
+        reader accepts (``interp_featurevec.readers``).
     max_samples : int, float or "auto", default="auto"
         Bootstrap rows per tree (drawn with replacement): an int, a fraction of the rows, or
         "auto" = min(n_samples, 512), which keeps each of the thousands of trees cheap.

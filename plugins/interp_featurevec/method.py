@@ -1,9 +1,28 @@
-"""The ``featurevec`` method: data set -> ``FeatureVectors`` -> ``interp.Explanation``."""
+"""The ``featurevec`` method: data set -> tree model -> ``FeatureVectors`` -> ``interp.Explanation``.
+
+Which trees are explained:
+
+* ``--model rf`` (the default): Feature Vectors grows its own random forest of shallow trees
+  (``--depth``, default 3, or "cv") until it has ``--paths`` root-to-leaf paths;
+* ``--model hgb | xgboost | lightgbm``: that library's gradient-boosted trees are trained on
+  the data (``BOOSTED_ROUNDS`` rounds of depth ``--depth``, default ``BOOSTED_DEPTH``; the
+  seed and ``--n-jobs`` passed on) and explained through ``FeatureVectors(estimator=model)``,
+  which reads every tree of the model (``paths.ensemble_trees``), so ``--paths`` does not apply;
+* ``--model-file`` (with ``--trust-model-file``): the user's own fitted model, read the same way.
+
+XGBoost and LightGBM are optional: each is imported only when chosen, and its absence is a
+one-line InputError saying which extra to install.
+"""
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
 
 from interp import Explanation, Figure, InputError
 
@@ -11,9 +30,37 @@ from . import render
 from .estimator import EMPTY_MESSAGE, FeatureVectors
 from .paths import ensemble_trees
 
+RF_DEPTH = 3
+BOOSTED_DEPTH = 6
+BOOSTED_ROUNDS = 200
+#: What ``--model`` trains besides "rf" (its choices are declared with the option in plugin.py):
+#: the module and the classifier and regressor classes.
+BOOSTED = {
+    "hgb": ("sklearn.ensemble", "HistGradientBoostingClassifier", "HistGradientBoostingRegressor"),
+    "xgboost": ("xgboost", "XGBClassifier", "XGBRegressor"),
+    "lightgbm": ("lightgbm", "LGBMClassifier", "LGBMRegressor"),
+}
 
-def parse_depth(depth) -> int | str:
-    """``--depth`` accepts an integer or "cv"."""
+
+@attrs.frozen
+class Trees:
+    """What Feature Vectors explains.
+
+    ``kind`` is the ``--model`` choice ("file" for ``--model-file``), ``model`` the fitted tree
+    model (None: Feature Vectors grows its own forest), ``label`` how the summary names it (None
+    for the own forest) and ``depth`` the depth asked for (an int, or "cv" for the own forest).
+    """
+
+    kind: str
+    model: Any
+    label: str | None
+    depth: int | str
+
+
+def parse_depth(depth, default: int) -> int | str:
+    """``--depth`` accepts an integer or "cv"; None (not given) is ``default``."""
+    if depth is None:
+        return default
     if isinstance(depth, int) and not isinstance(depth, bool):
         return depth
     text = str(depth).strip().lower()
@@ -26,14 +73,63 @@ def parse_depth(depth) -> int | str:
 
 
 def _given_model(ctx):
-    """The ensemble of ``interp run --model-file``, checked to have trees (None when not given)."""
+    """The model of ``interp run --model-file``, checked to have trees a reader reads (None when
+    not given)."""
     model = getattr(ctx, "model", None)
     if model is not None:
         try:
             ensemble_trees(model)
-        except TypeError as err:
+        except InputError as err:
             raise InputError(f"--model-file: {err}") from None
     return model
+
+
+def _library_class(kind: str, classification: bool):
+    """The estimator class of ``--model kind``, importing its library only now."""
+    module, classifier, regressor = BOOSTED[kind]
+    try:
+        lib = importlib.import_module(module)
+    except ImportError:
+        raise InputError(f"--model {kind} needs the {module} package: pip install \"interp[{kind}]\"") from None
+    return getattr(lib, classifier if classification else regressor)
+
+
+def boosted_model(kind: str, classification: bool, depth: int, seed, n_jobs):
+    """An unfitted ``BOOSTED_ROUNDS``-round gradient-boosted model of ``kind`` with trees of
+    depth <= ``depth`` (library defaults otherwise: learning rate 0.1, LightGBM's 31 leaves)."""
+    cls = _library_class(kind, classification)
+    params = {"max_depth": depth, "random_state": seed}
+    if kind == "hgb":  # threads: OpenMP, no n_jobs
+        return cls(max_iter=BOOSTED_ROUNDS, **params)
+    if kind == "lightgbm":
+        params["verbose"] = -1
+    return cls(n_estimators=BOOSTED_ROUNDS, learning_rate=0.1, n_jobs=n_jobs, **params)
+
+
+def train(kind: str, data, depth: int, ctx):
+    """``boosted_model(kind, ...)`` fitted on ``data`` (class labels coded 0..K-1, as XGBoost needs)."""
+    classification = data.task == "classification"
+    y = np.unique(data.y, return_inverse=True)[1] if classification else np.asarray(data.y, dtype=np.float64)
+    model = boosted_model(kind, classification, depth, ctx.seed, ctx.n_jobs)
+    return model.fit(data.X, y)
+
+
+def choose_trees(data, ctx, model: str | None, depth) -> Trees:
+    """The trees to explain from ``--model``, ``--model-file`` and ``--depth``."""
+    given = _given_model(ctx)
+    if given is not None:
+        if model is not None:
+            raise InputError("--model trains a model and --model-file gives one; use one of them")
+        return Trees("file", given, f"{type(given).__name__} from --model-file", parse_depth(depth, RF_DEPTH))
+    if model in (None, "rf"):
+        return Trees("rf", None, None, parse_depth(depth, RF_DEPTH))
+    chosen = parse_depth(depth, BOOSTED_DEPTH)
+    if chosen == "cv" or not 2 <= chosen <= 12:
+        raise InputError(f"--depth must be an integer in 2..12 for --model {model} (paths need 2 splits "
+                         f"to co-occur; 'cv' tunes the rf forest only), got {depth!r}")
+    fitted = train(model, data, chosen, ctx)
+    return Trees(model, fitted, f"{type(fitted).__name__} ({BOOSTED_ROUNDS} rounds of depth <= {chosen}, "
+                                f"trained here)", chosen)
 
 
 def _save(fig, plot: str) -> None:
@@ -43,16 +139,18 @@ def _save(fig, plot: str) -> None:
     fig.savefig(target, dpi=150, bbox_inches="tight")
 
 
-def run(data, ctx, *, paths, window, depth, embedding, plot, top_k, bootstrap):
-    """Fit Feature Vectors on ``data`` (or on the trees of ``--model-file``) and explain it.
+def run(data, ctx, *, paths, window, depth, embedding, plot, top_k, bootstrap, model):
+    """Fit Feature Vectors on the trees ``choose_trees`` picks and explain it.
 
     One keyword per option of ``FEATUREVEC_METHOD`` (the method contract), where their
-    defaults and bounds are declared once; the core has already checked and filled them in.
+    defaults, bounds and choices are declared once; the core has already checked and filled
+    them in.
     """
     if data.n_features < 2:
         raise InputError(f"Feature Vectors needs at least 2 features; {data.name!r} has {data.n_features}")
-    est = FeatureVectors(n_paths=paths, window=window, max_depth=parse_depth(depth), embedding=embedding,
-                         estimator=_given_model(ctx), random_state=ctx.seed, n_jobs=ctx.n_jobs)
+    trees = choose_trees(data, ctx, model, depth)
+    est = FeatureVectors(n_paths=paths, window=window, max_depth=trees.depth, embedding=embedding,
+                         estimator=trees.model, random_state=ctx.seed, n_jobs=ctx.n_jobs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # no co-occurrence: an InputError below
         est.fit(data.frame(), data.y)
@@ -65,11 +163,13 @@ def run(data, ctx, *, paths, window, depth, embedding, plot, top_k, bootstrap):
         _save(fig, plot)
     names = list(data.feature_names)
     return Explanation(
-        params={"paths": paths, "window": window, "depth": est.max_depth_, "embedding": est.embedder_.name,
-                "top_k": top_k, "bootstrap": bootstrap, "seed": ctx.seed},
+        params={"model": trees.kind, "paths": paths, "window": window,
+                "depth": trees.depth if trees.kind in BOOSTED else est.max_depth_,
+                "embedding": est.embedder_.name, "top_k": top_k, "bootstrap": bootstrap, "seed": ctx.seed},
         metrics=render.metrics(est),
         payload=render.payload(est, names),
-        sections=[render.summary(est), render.ranking(est, names), Figure("featurevec", title="Feature Vectors")],
+        sections=[render.summary(est, trees.label), render.ranking(est, names),
+                  Figure("featurevec", title="Feature Vectors")],
         figures={"featurevec": fig},
         estimator=est,
     )

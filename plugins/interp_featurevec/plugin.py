@@ -1,42 +1,15 @@
 """Hook implementations: the ``svd`` embedding, the tree readers and the ``featurevec`` method.
 
-The hooks are methods of ``FeatureVectorsPlugin`` so that a downstream plugin can subclass it
-and extend a hook (call ``super()``, register more) or override it.  Only what registration
+``FeatureVectorsPlugin`` inherits its catalogue hooks from ``interp.Plugin``, so a downstream
+plugin can subclass it and extend a hook (call ``super()``, register more) or override it.  Only what registration
 needs is imported here; the method's module is imported when it runs.
 """
 
 from __future__ import annotations
 
-from interp import Method, Option, hookimpl
+from interp import Method, Option, Plugin, hookimpl
 
 from .embedding import CooccurrenceSVD
-
-
-class FeatureVectorsPlugin:
-    """The built-in ``featurevec`` plugin; it adds the ``register_tree_readers`` hook."""
-
-    @hookimpl
-    def add_hookspecs(self, pluginmanager):
-        from . import hookspecs
-
-        caller = getattr(pluginmanager.hook, "register_tree_readers", None)
-        if caller is None or not caller.has_spec():  # a subclass's plugin may be loaded beside this one
-            pluginmanager.add_hookspecs(hookspecs)
-
-    @hookimpl
-    def register_tree_readers(self, register):
-        from .readers import builtin_readers
-
-        for reader in builtin_readers():
-            register(reader)
-
-    @hookimpl
-    def register_embeddings(self, register):
-        register(CooccurrenceSVD())
-
-    @hookimpl
-    def register_methods(self, register):
-        register(FEATUREVEC_METHOD)
 
 
 FEATUREVEC_METHOD = Method(
@@ -60,3 +33,26 @@ FEATUREVEC_METHOD = Method(
         Option("bootstrap", int, 0, "resample the trees this many times for uncertainty ellipses", min=0),
     ),
 )
+
+
+class FeatureVectorsPlugin(Plugin):
+    """The built-in ``featurevec`` plugin: the ``svd`` embedding, the method, and the
+    ``register_tree_readers`` hook with the built-in readers."""
+
+    embeddings = (CooccurrenceSVD(),)
+    methods = (FEATUREVEC_METHOD,)
+
+    @hookimpl
+    def add_hookspecs(self, pluginmanager):
+        from . import hookspecs
+
+        caller = getattr(pluginmanager.hook, "register_tree_readers", None)
+        if caller is None or not caller.has_spec():  # a subclass's plugin may be loaded beside this one
+            pluginmanager.add_hookspecs(hookspecs)
+
+    @hookimpl
+    def register_tree_readers(self, register):
+        from .readers import builtin_readers
+
+        for reader in builtin_readers():
+            register(reader)

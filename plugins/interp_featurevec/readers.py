@@ -19,7 +19,7 @@ Multiclass boosters keep one tree per class per round; every tree is read, round
 the class fastest, which is the column order of the libraries' leaf indices.  A reader imports
 its library only when given such a model (most need no import at all: they read the library's
 own dump), so neither XGBoost nor LightGBM is needed to import this module.
-docs/methods/featurevec-readers.md tells how each library's trees are read and compared.
+docs/methods/featurevec.md ("The tree models people train") tells how each library's trees are read and compared.
 """
 
 from __future__ import annotations

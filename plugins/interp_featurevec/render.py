@@ -12,10 +12,12 @@ from interp import Table, Text
 from .embedding import SIGN_CONVENTION, CooccurrenceSVD
 
 
-def summary(est) -> Text:
-    """Where the vectors come from (paths, trees, window, embedding) and how much they explain."""
+def summary(est, model: str | None = None) -> Text:
+    """Where the vectors come from (paths, trees, window, embedding; ``model`` names the model
+    explained when Feature Vectors did not grow its own forest) and how much they explain."""
     depth = f" of depth {est.max_depth_}" if est.max_depth_ is not None else ""
-    lines = [f"Feature Vectors: {est.n_paths_} paths from {est.n_trees_} trees{depth}, window {est.window}, "
+    of = f" of {model}" if model else ""
+    lines = [f"Feature Vectors{of}: {est.n_paths_} paths from {est.n_trees_} trees{depth}, window {est.window}, "
              f"embedding {est.embedder_.name}"]
     evr = est.explained_variance_ratio_
     if evr is None:

@@ -1,8 +1,10 @@
 """Checks of what Feature Vectors shows (section 3.3 and 3.4 of the paper).
 
 * ``gaussian_knockoffs``: model-X knockoffs for a multivariate normal fit of X (equicorrelated
-  construction).  A knockoff copy is exchangeable with its feature but carries no extra
-  information about y, so a feature and its knockoff should get similar angles.
+  construction); ``mixture_knockoffs``: the same within the components of a Gaussian mixture
+  fit (the paper's construction for real data); ``make_knockoffs`` picks one by name.  A
+  knockoff copy is exchangeable with its feature but carries no extra information about y, so
+  a feature and its knockoff should get similar angles.
 * ``knockoff_angle_test``: the permutation test of section 3.3: Feature Vectors on [X, X~];
   the statistic is the mean absolute angle difference between each feature and its knockoff,
   compared with the same mean over random pairings of the 2d features; returns the p-value.
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +29,39 @@ from .estimator import FeatureVectors
 
 
 # -- knockoffs ---------------------------------------------------------------------------------
+def _as_matrix(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] < 1:
+        raise InputError("X must be a 2-D array with at least one column")
+    return X
+
+
+@dataclass(frozen=True)
+class GaussianKnockoffLaw:
+    """X~ | X of the equicorrelated Gaussian construction for covariance Sigma:
+    ``X~ = X - (X - mu) @ shift + Z @ root.T`` with Z standard normal."""
+
+    shift: np.ndarray  # Sigma^-1 D
+    root: np.ndarray  # a square root of 2 D - D Sigma^-1 D
+
+
+def gaussian_knockoff_law(Sigma: np.ndarray, shrink: float = 1e-6) -> GaussianKnockoffLaw:
+    """The conditional law of the equicorrelated construction (see ``gaussian_knockoffs``)."""
+    d = Sigma.shape[0]
+    sd = np.sqrt(np.clip(np.diag(Sigma), 1e-300, None))
+    Sigma = Sigma + shrink * np.diag(sd**2)
+    Corr = Sigma / np.outer(sd, sd)
+    lam_min = float(np.linalg.eigvalsh(Corr).min())
+    s = 0.999 * min(1.0, 2.0 * max(lam_min, 0.0)) * sd**2
+    if not np.any(s > 0):
+        s = 1e-3 * sd**2
+    Sinv_D = np.linalg.solve(Sigma, np.diag(s)).reshape(d, d)  # Sigma^-1 D
+    cov = 2 * np.diag(s) - np.diag(s) @ Sinv_D
+    cov = (cov + cov.T) / 2
+    w, V = np.linalg.eigh(cov)
+    return GaussianKnockoffLaw(shift=Sinv_D, root=V * np.sqrt(np.clip(w, 0, None)))
+
+
 def gaussian_knockoffs(X, random_state=None, shrink: float = 1e-6) -> np.ndarray:
     """Second-order (Gaussian) model-X knockoffs, equicorrelated construction.
 
@@ -34,27 +70,56 @@ def gaussian_knockoffs(X, random_state=None, shrink: float = 1e-6) -> np.ndarray
     2 D - D Sigma^-1 D) with D = diag(s).  ``s`` is scaled by 0.999 so the conditional
     covariance stays positive definite.
     """
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] < 1:
-        raise InputError("X must be a 2-D array with at least one column")
+    X = _as_matrix(X)
     rng = check_random_state(random_state)
     n, d = X.shape
     mu = X.mean(axis=0)
-    Sigma = np.cov(X, rowvar=False).reshape(d, d)
-    sd = np.sqrt(np.clip(np.diag(Sigma), 1e-300, None))
-    Sigma = Sigma + shrink * np.diag(sd**2)
-    Corr = Sigma / np.outer(sd, sd)
-    lam_min = float(np.linalg.eigvalsh(Corr).min())
-    s = 0.999 * min(1.0, 2.0 * max(lam_min, 0.0)) * sd**2
-    if not np.any(s > 0):
-        s = 1e-3 * sd**2
-    Sinv_D = np.linalg.solve(Sigma, np.diag(s))  # Sigma^-1 D
-    mean = X - (X - mu) @ Sinv_D
-    cov = 2 * np.diag(s) - np.diag(s) @ Sinv_D
-    cov = (cov + cov.T) / 2
-    w, V = np.linalg.eigh(cov)
-    root = V * np.sqrt(np.clip(w, 0, None))
-    return mean + rng.standard_normal((n, d)) @ root.T
+    law = gaussian_knockoff_law(np.cov(X, rowvar=False).reshape(d, d), shrink)
+    mean = X - (X - mu) @ law.shift
+    return mean + rng.standard_normal((n, d)) @ law.root.T
+
+
+def mixture_knockoffs(X, n_components: int = 3, random_state=None, shrink: float = 1e-6) -> np.ndarray:
+    """Model-X knockoffs for a Gaussian mixture fit of X (Gimenez, Ghorbani and Zou, 2019).
+
+    The construction the paper uses on real data (section 3.3): fit a ``n_components``-component
+    full-covariance mixture (scikit-learn ``GaussianMixture``), draw for every row a component k
+    from its posterior p(k | x), then draw the row's knockoff from the Gaussian construction of
+    ``gaussian_knockoffs`` for that component's mean and covariance.  Given k the pair (x, x~)
+    is exchangeable, and k is drawn from the law of the component given x, so (X, X~) is
+    exchangeable whenever X is such a mixture; unlike Gaussian knockoffs, X~ then also has the
+    mixture's law (its clusters), not only its first two moments.
+    """
+    from sklearn.mixture import GaussianMixture
+
+    X = _as_matrix(X)
+    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) \
+            or not 1 <= n_components <= X.shape[0]:
+        raise InputError(f"n_components must be an integer in 1..n_samples, got {n_components!r}")
+    rng = check_random_state(random_state)
+    gmm = GaussianMixture(n_components, covariance_type="full", random_state=rng.randint(0, 2**31 - 1)).fit(X)
+    post = np.cumsum(gmm.predict_proba(X), axis=1)
+    component = np.minimum((post < rng.random_sample(X.shape[0])[:, None] * post[:, -1:]).sum(axis=1),
+                           n_components - 1)
+    noise = rng.standard_normal(X.shape)
+    Xk = np.empty_like(X)
+    for k in range(n_components):
+        rows = component == k
+        law = gaussian_knockoff_law(gmm.covariances_[k], shrink)
+        Xk[rows] = X[rows] - (X[rows] - gmm.means_[k]) @ law.shift + noise[rows] @ law.root.T
+    return Xk
+
+
+#: The knockoff constructions ``knockoff_angle_test`` can use, by name.
+KNOCKOFFS = {"gaussian": gaussian_knockoffs, "mixture": mixture_knockoffs}
+
+
+def make_knockoffs(X, knockoff: str = "gaussian", random_state=None, **params) -> np.ndarray:
+    """Knockoffs of X by the construction named ``knockoff`` ("gaussian" or "mixture"; ``params``
+    go to it, e.g. ``n_components`` for "mixture")."""
+    if knockoff not in KNOCKOFFS:
+        raise InputError(f"knockoff must be one of {', '.join(KNOCKOFFS)}, got {knockoff!r}")
+    return KNOCKOFFS[knockoff](X, random_state=random_state, **params)
 
 
 def angle_difference(a, b) -> np.ndarray:
@@ -75,16 +140,22 @@ class KnockoffTest:
 
 
 def knockoff_angle_test(X, y, n_permutations: int = 10_000, random_state=None, knockoffs=None,
-                        **fv_params) -> KnockoffTest:
+                        knockoff: str = "gaussian", n_components: int = 3, **fv_params) -> KnockoffTest:
     """Permutation test: are features closer in angle to their own knockoffs than to random partners?
 
-    Fits ``FeatureVectors(**fv_params)`` on [X, X~] (X~ = ``knockoffs`` or Gaussian knockoffs);
-    the p-value is (1 + #{null means <= statistic}) / (1 + n_permutations), the null pairing the
+    Fits ``FeatureVectors(**fv_params)`` on [X, X~]: X~ = ``knockoffs`` when given, else drawn by
+    the construction ``knockoff`` ("gaussian": ``gaussian_knockoffs``; "mixture":
+    ``mixture_knockoffs`` with ``n_components`` components, the paper's choice for real data).
+    The p-value is (1 + #{null means <= statistic}) / (1 + n_permutations), the null pairing the
     2d features uniformly at random into d pairs.
     """
     X = np.asarray(X, dtype=np.float64)
     rng = check_random_state(random_state)
-    Xk = gaussian_knockoffs(X, rng) if knockoffs is None else np.asarray(knockoffs, dtype=np.float64)
+    if knockoffs is None:
+        extra = {"n_components": n_components} if knockoff == "mixture" else {}
+        Xk = make_knockoffs(X, knockoff, rng, **extra)
+    else:
+        Xk = np.asarray(knockoffs, dtype=np.float64)
     if Xk.shape != X.shape:
         raise InputError(f"knockoffs have shape {Xk.shape}, X has {X.shape}")
     d = X.shape[1]

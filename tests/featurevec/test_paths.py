@@ -188,6 +188,27 @@ def test_sparse_forest_grows_the_same_trees_as_the_dense_one():
     assert np.mean(fa == fb) > 0.9
 
 
+@pytest.mark.parametrize("depth, n_trees", [(4, 40), (12, 4)])
+def test_sparse_forest_matches_the_dense_one_on_wide_sparse_data(depth, n_trees):
+    # most (node, candidate) slots hold no non-zero cell of their candidate (they are not
+    # scored) and deep trees have many nodes per level: the trees must not change
+    import scipy.sparse as sp
+
+    from interp_featurevec.sparseforest import SparseHistForest
+
+    rng = np.random.default_rng(1)
+    X = sp.random(150, 700, density=0.01, random_state=2, data_rvs=lambda k: rng.integers(1, 4, k)).toarray()
+    X[:, :5] = rng.integers(0, 3, (150, 5)) * (rng.random((150, 5)) < 0.4)
+    y = (X[:, :5].sum(axis=1) + rng.normal(size=150) > 1.5).astype(int)
+    params = dict(classification=True, max_depth=depth, max_features=27, max_samples=150)
+    dense = HistForest(X, y, **params).grow_batch(5, n_trees)
+    sparse = SparseHistForest(sp.csr_matrix(X), y, **params).grow_batch(5, n_trees)
+    np.testing.assert_array_equal(dense[0], sparse[0])  # features
+    np.testing.assert_array_equal(dense[2], sparse[2])  # node existence
+    np.testing.assert_allclose(dense[1], sparse[1])  # thresholds
+    assert dense[2].sum(axis=1).max() > 2 * depth  # the trees really grew
+
+
 @pytest.mark.parametrize("d, k", [(30, 6), (3000, 55)])
 def test_candidates_are_distinct_and_cover_all_features(d, k):
     rng = np.random.default_rng(0)
