@@ -42,13 +42,12 @@ def _png(figure) -> str:
 def _pairs(rows: dict, header: tuple[str, str]) -> str:
     if not rows:
         return ""
-    return _html_table(header, [(k, v) for k, v in rows.items()])
+    return _html_table(header, [(str(k), format_value(v)) for k, v in rows.items()])
 
 
-def _html_table(columns, rows) -> str:
+def _html_table(columns, cells) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(format_value(v))}</td>" for v in row) + "</tr>"
-                   for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in cells)
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
@@ -60,7 +59,7 @@ def _render(section, figures: dict) -> str:
             return f'{title}<div class="formula"><math display="block">{section.mathml}</math></div>'
         return f'{title}<pre class="formula">{html.escape(section.text)}</pre>'
     if isinstance(section, Table):
-        return title + _html_table(section.columns, section.rows)
+        return title + _html_table(section.columns, section.cells())
     if isinstance(section, Figure):
         if section.name not in figures:
             return ""

@@ -58,11 +58,16 @@ class Text:
 
 @attrs.frozen
 class Table:
-    """A table: ``columns`` (names) and ``rows`` (one JSON value per column)."""
+    """A table: ``columns`` (names) and ``rows`` (one JSON value per column).
+
+    ``formats`` (optional, one per column) are format specs for numbers such as ".1f" or ".3g";
+    an empty spec shows 4 significant digits.  The JSON keeps the full values.
+    """
 
     columns: tuple[str, ...] = attrs.field(converter=lambda c: tuple(str(v) for v in c))
     rows: tuple[tuple, ...] = attrs.field(converter=_rows)
     title: str = ""
+    formats: tuple[str, ...] = attrs.field(default=(), converter=lambda f: tuple(str(v) for v in f))
     kind: ClassVar[str] = "table"
 
     def __attrs_post_init__(self) -> None:
@@ -70,9 +75,16 @@ class Table:
         if bad:
             raise ValueError(f"table {self.title!r}: row {bad[0]} has {len(self.rows[bad[0]])} values "
                              f"for {len(self.columns)} columns")
+        if self.formats and len(self.formats) != len(self.columns):
+            raise ValueError(f"table {self.title!r}: {len(self.formats)} formats for {len(self.columns)} columns")
+
+    def cells(self) -> list[list[str]]:
+        """The rows as the text a person reads, each number in its column's format."""
+        specs = self.formats or ("",) * len(self.columns)
+        return [[format_value(v, spec) for v, spec in zip(row, specs)] for row in self.rows]
 
     def render_text(self) -> str:
-        cells = [list(self.columns)] + [[format_value(v) for v in row] for row in self.rows]
+        cells = [list(self.columns)] + self.cells()
         widths = [max(len(row[j]) for row in cells) for j in range(len(self.columns))]
         numeric = [all(isinstance(row[j], (int, float)) and not isinstance(row[j], bool)
                        for row in self.rows) and bool(self.rows) for j in range(len(self.columns))]
@@ -114,8 +126,11 @@ SECTION_TYPES: dict[str, type] = {cls.kind: cls for cls in (Text, Table, Formula
 Section = Text | Table | Formula | Figure
 
 
-def format_value(value: Any) -> str:
-    """A JSON value as a person reads it: floats to 4 significant digits."""
+def format_value(value: Any, spec: str = "") -> str:
+    """A JSON value as a person reads it: a number in format ``spec`` (floats default to 4
+    significant digits), anything else as text."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and spec:
+        return format(value, spec)
     if isinstance(value, float):
         return f"{value:.4g}"
     return "" if value is None else str(value)

@@ -32,7 +32,7 @@ def ranking(est, names) -> Table:
     """Features by decreasing importance, with their angles (degrees)."""
     rows = [(rank, names[i], float(est.importances_[i]), float(est.angles_[i]))
             for rank, i in enumerate(est.ranking(), 1)]
-    return Table(("rank", "feature", "importance", "angle"), rows)
+    return Table(("rank", "feature", "importance", "angle"), rows, formats=("", "", ".4f", ".1f"))
 
 
 def metrics(est) -> dict:

@@ -207,3 +207,11 @@ def test_registry_collect_builds_a_catalogue_from_any_register_hook():
     with registered(Library(), "library"), registered(User(), "user"):
         widgets = interp.registry.collect("register_widgets", Widget, "widget")
     assert list(widgets) == ["knob"] and widgets["knob"].plugin == "user"
+
+
+def test_table_formats_numbers_per_column_and_keeps_full_values_in_json():
+    table = interp.Table(["feature", "angle"], [["a", 20.4567], ["b", -3.0]], formats=("", ".1f"))
+    assert table.render_text() == "feature  angle\na         20.5\nb         -3.0"
+    assert interp.Explanation(sections=[table]).to_dict()["sections"][0]["rows"] == [["a", 20.4567], ["b", -3.0]]
+    with pytest.raises(ValueError, match="1 formats for 2 columns"):
+        interp.Table(["a", "b"], [], formats=(".1f",))
