@@ -6,7 +6,9 @@ parameter sets in [-1.5, 1.5] (well separated, as in the accuracy tests) and 500
 3).  Prints per configuration the median time of one vectorised call (value, and value + full
 gradient), the time of mpmath.meijerg called on each of the same 500 points, the ratios
 (medians over the parameter sets), the largest relative error against mpmath (30 digits, all
-points) and how many points fell back to mpmath.
+points) and how many points fell back to mpmath.  Last, the cost of one pass of the scaled sum
+(a fixed part and a part per point and term), which ``strategy.GROUP_SAVE`` weighs when it
+decides whether a group of points gets its own pass.
 
     python benchmarks/symbolic_meijerg.py
 """
@@ -16,7 +18,11 @@ import time
 import mpmath
 import numpy as np
 
-from interp_symbolic import meijer as meijer_module, meijerg, meijerg_grad
+from interp_symbolic import meijerg, meijerg_grad
+from interp_symbolic.meijer.coefficients import cached_block_coeffs
+from interp_symbolic.meijer.series import Parameters
+from interp_symbolic.meijer.scaled import sum_scaled
+from interp_symbolic.meijer.strategy import GROUP_SAVE
 
 CONFIGS = [(1, 0, 0, 2), (0, 1, 3, 1), (2, 1, 2, 3), (2, 2, 3, 3), (2, 0, 1, 3), (1, 1, 2, 2)]
 N = 500
@@ -44,7 +50,7 @@ def median_time(fn, reps=7, cold=True):
     ts = []
     for _ in range(reps):
         if cold:
-            meijer_module._BCACHE.clear()
+            cached_block_coeffs.cache_clear()
         t0 = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t0)
@@ -90,5 +96,23 @@ def main():
           f" 'warm ratio' repeats the same parameters with the cache kept)")
 
 
+def pass_cost():
+    """Fixed cost of one pass (1 point, 48 terms) and cost per point and term (2,000 points,
+    1,000 terms), p == q with w_max = 0.995 so that every pass uses its whole cap of terms."""
+    par = Parameters.from_mpmath([[0.3], [-0.4]], [[0.8], [0.1]])
+    rng = np.random.default_rng(1)
+
+    def t(N, K):
+        logw = np.log(np.append(rng.uniform(0.5, 0.995, N - 1), 0.995))
+        with np.errstate(all="ignore"):
+            return median_time(lambda: sum_scaled(par, logw, K, False, {}), reps=15, cold=False)
+
+    fixed = t(1, 48)
+    per_term = (t(2000, 1000) - fixed) / (2000 * 1000)
+    print(f"one pass of the scaled sum: {1e3 * fixed:.2f} ms fixed + {1e9 * per_term:.2f} ns per point and term;"
+          f" GROUP_SAVE = {GROUP_SAVE:.0e} point-terms = {1e3 * GROUP_SAVE * per_term:.2f} ms")
+
+
 if __name__ == "__main__":
     main()
+    pass_cost()

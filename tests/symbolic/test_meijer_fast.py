@@ -9,8 +9,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.special import digamma, gammaln, gammasgn
 
-from interp_symbolic import meijer as M
 from interp_symbolic import meijerg, meijerg_grad
+from interp_symbolic.meijer import bounds, coefficients, strategy
+from interp_symbolic.meijer.scaled import ScaleTooWide
+from interp_symbolic.meijer.series import Parameters
 
 from .test_meijer import CONFIGS, mp_grad, mp_value, separated_params, split, well_separated
 
@@ -22,12 +24,12 @@ def test_choose_K_exp_series():
     for w in (0.1, 1.0, 3.0, 20.0):
         g = -gammaln(k + 1) + k * math.log(w)
         with np.errstate(all="ignore"):
-            K = M._choose_K(g, np.zeros(K_cap, dtype=bool), K_cap, 0.0)
+            K = bounds.choose_K(g, np.zeros(K_cap, dtype=bool), K_cap, 0.0)
         assert K < K_cap
         # the whole neglected tail is below e^-TAIL_LOG of the largest term, and K is not much
         # longer than needed
         tail = np.logaddexp.reduce(g[K:])
-        assert tail < g.max() - M.TAIL_LOG + 0.5
+        assert tail < g.max() - bounds.TAIL_LOG + 0.5
         assert np.logaddexp.reduce(g[K - 4:]) > g.max() - 50.0 or K <= 6
 
 
@@ -38,9 +40,9 @@ def test_choose_K_p_equal_q_uses_the_limit_ratio():
         k = np.arange(4000, dtype=float)
         g = 3 * np.log1p(k) + k * math.log(w)
         with np.errstate(all="ignore"):
-            K = M._choose_K(g, np.zeros(4000, dtype=bool), 4000, w)
+            K = bounds.choose_K(g, np.zeros(4000, dtype=bool), 4000, w)
         r = w
-        assert g[K - 1] + math.log(r / (1 - r)) < g.max() - M.TAIL_LOG
+        assert g[K - 1] + math.log(r / (1 - r)) < g.max() - bounds.TAIL_LOG
         Ks.append(K)
     assert Ks[0] < Ks[1] < Ks[2] < 4000
 
@@ -49,7 +51,7 @@ def test_choose_K_terminating_series():
     g = np.array([0.0, -1.0, -2.0] + [-np.inf] * 45)
     dead = np.array([False] * 3 + [True] * 45)
     with np.errstate(all="ignore"):
-        assert M._choose_K(g, dead, 48, 0.0) <= 6
+        assert bounds.choose_K(g, dead, 48, 0.0) <= 6
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -61,8 +63,8 @@ def test_smooth_coefficients_match_direct_log_gamma(seed):
     K = 1500
     for h in range(m):
         with np.errstate(all="ignore"):
-            co = M._block_coeffs(m, n, a, b, h, K, True)
-        assert co is not None and not co["anypole"]
+            co = coefficients.block_coeffs(Parameters(m, n, a, b), h, K, True)
+        assert co is not None and not co.has_zeros
         k = np.arange(K, dtype=float)
         bh = b[h]
         L = -gammaln(k + 1)
@@ -78,9 +80,9 @@ def test_smooth_coefficients_match_direct_log_gamma(seed):
             for i, c in cf.items():
                 D[:, i] += e * c * digamma(x)
         scale = 1e-13 * (1 + np.abs(L) + np.abs(k * np.log1p(k)))
-        assert np.all(np.abs(co["L"] - L) <= scale)
-        assert np.array_equal(co["S"], S)
-        np.testing.assert_allclose(co["D"], D, rtol=1e-9, atol=1e-9)
+        assert np.all(np.abs(co.log_mag - L) <= scale)
+        assert np.array_equal(co.sign, S)
+        np.testing.assert_allclose(co.dlog, D, rtol=1e-9, atol=1e-9)
 
 
 def generic(params):
@@ -183,7 +185,11 @@ def test_log_space_path_gives_the_same(monkeypatch):
     a_s, b_s = [[0.3], [-0.4]], [[0.8], [0.1]]
     z = np.array([0.05, 0.5, 0.9, 1.3, 4.0])
     fast = meijerg_grad(a_s, b_s, z)
-    monkeypatch.setattr(M, "_series_fast", lambda *args: "range")
+
+    def too_wide(*args):
+        raise ScaleTooWide
+
+    monkeypatch.setattr(strategy, "sum_scaled", too_wide)
     slow = meijerg_grad(a_s, b_s, z)
     for f, s in zip(fast, slow):
         np.testing.assert_allclose(f, s, rtol=1e-9, atol=1e-12)
@@ -195,9 +201,9 @@ def test_grouping_choice_does_not_change_values(monkeypatch):
     a_s, b_s = [[0.3], [-0.4]], [[0.8], [0.1]]
     z = np.random.default_rng(4).uniform(0.01, 0.97, 300)
     one, info1 = meijerg(a_s, b_s, z, return_info=True)
-    assert M._groups(np.log(z), True) == [None]
-    monkeypatch.setattr(M, "GROUP_SAVE", 0.0)
-    assert len(M._groups(np.log(z), True)) > 1
+    assert strategy.groups(np.log(z), True) == [None]
+    monkeypatch.setattr(strategy, "GROUP_SAVE", 0.0)
+    assert len(strategy.groups(np.log(z), True)) > 1
     grouped, info2 = meijerg(a_s, b_s, z, return_info=True)
     ok = ~info1["fallback"] & ~info2["fallback"]
     assert ok.sum() > 250
@@ -209,17 +215,23 @@ def test_coefficient_cache_is_transparent():
     # different parameters never share an entry, and cached arrays cannot be modified
     a_s, b_s = [[0.25, -0.3], [0.6]], [[0.1, -1.2], [0.7]]
     z = np.random.default_rng(5).uniform(0.02, 0.9, 100)
-    M._BCACHE.clear()
+    cache = coefficients.cached_block_coeffs
+    cache.cache_clear()
     cold = meijerg_grad(a_s, b_s, z)
+    computed = cache.cache_info().misses
+    assert computed > 0
     warm = meijerg_grad(a_s, b_s, z)
+    assert cache.cache_info().misses == computed  # the warm call computed no coefficients
     for c, w in zip(cold, warm):
         np.testing.assert_array_equal(c, w)
     other = meijerg(a_s, [[0.1, -1.1], [0.7]], z)
     assert np.max(np.abs(other - cold[0])) > 1e-6
     np.testing.assert_array_equal(meijerg(a_s, b_s, z), cold[0])
-    co = next(v for v in M._BCACHE.values() if v is not None)
+    par = Parameters.from_mpmath(a_s, b_s)
+    co = cache(par, 0, 48, True)
+    assert cache(Parameters.from_mpmath(a_s, b_s), 0, 48, True) is co  # equal parameters, one entry
     with pytest.raises(ValueError):
-        co["L"][0] = 0.0
+        co.log_mag[0] = 0.0
 
 
 @pytest.mark.parametrize("orders,a_s,b_s,z", [
@@ -238,3 +250,17 @@ def test_shortcut_without_info_gives_the_same(orders, a_s, b_s, z):
     for x, y in zip(meijerg_grad(a_s, b_s, zz), g_info):
         assert x.shape == y.shape
         np.testing.assert_array_equal(x, y)
+
+
+def test_parameter_sets_are_keyed_bit_for_bit():
+    # the coefficient cache is keyed by the parameters' bits: equal arrays share an entry,
+    # 0.0 and -0.0 (or values one ulp apart) do not; the arrays are copies and read-only
+    b = np.array([0.0, 0.5])
+    par = Parameters(1, 0, [], b)
+    b[1] = 9.0
+    assert par.b[1] == 0.5 and not par.b.flags.writeable
+    same = Parameters(1, 0, [], [0.0, 0.5])
+    assert par == same and hash(par) == hash(same)
+    assert par != Parameters(1, 0, [], [-0.0, 0.5])
+    assert par != Parameters(1, 0, [], [0.0, np.nextafter(0.5, 1.0)])
+    assert par != Parameters(0, 1, [], [0.0, 0.5]) and par.mirrored() == Parameters(0, 1, [1.0, 0.5], [])
