@@ -145,6 +145,8 @@ class RidgeFamily(Component):
                  init_scale: float | None = None, init_power: float | None = None, init_theta: Any = None,
                  value: Callable | None = None, gradient: Callable | None = None,
                  description: str | None = None):
+        """One keyword per field of the two kinds of family (every one optional, so that a
+        subclass can set them as class attributes instead)."""
         for field, given, convert in (("orders", orders, lambda o: tuple(int(v) for v in o)),
                                       ("init_a", init_a, _floats), ("init_b", init_b, _floats),
                                       ("init_scale", init_scale, float), ("init_power", init_power, float),
