@@ -9,7 +9,7 @@ import attrs
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import InputError, progress
@@ -22,8 +22,8 @@ from .problem import Objective, null_threshold
 from .refit import refit_scale
 from .snap import on_grid, snap_to_grid
 from .solver import SolverOptions, solve
-from .validation import (check_eps, check_max_iter, check_positive, check_snap_tol, check_solver,
-                         resolve_penalty)
+from .validation import (MAX_CV_ROWS, check_eps, check_max_cv_rows, check_max_iter, check_positive,
+                         check_snap_tol, check_solver, resolve_penalty)
 
 __all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "reference_magnitude"]
 
@@ -171,7 +171,7 @@ class _FacetsCVBase(BaseEstimator):
     def __init__(self, gammas=24, betas=100, cv=5, *, gamma_range=None, beta_decades=5.0,
                  penalty="scf", eps=0.01, penalty_params=None, solver="newton", tol=1e-4,
                  max_iter=2000, fit_intercept=True, refit_scale=True, snap_tol=1e-4, n_jobs=None,
-                 random_state=0):
+                 random_state=0, max_cv_rows=MAX_CV_ROWS):
         self.gammas = gammas
         self.betas = betas
         self.cv = cv
@@ -188,6 +188,7 @@ class _FacetsCVBase(BaseEstimator):
         self.snap_tol = snap_tol
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.max_cv_rows = max_cv_rows
 
     # ------------------------------------------------------------------ grid
     def _grid(self, X, y_num):
@@ -246,6 +247,35 @@ class _FacetsCVBase(BaseEstimator):
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
                               fit_intercept=self.fit_intercept)
         return objective, SolverOptions(solver, tol, max_iter), snap_tol
+
+    def _cv_rows(self, y_orig) -> np.ndarray | None:
+        """The rows the grid runs on: None (all of them) up to ``max_cv_rows`` rows, else that
+        many drawn with ``random_state``, stratified by class for a classifier, in data order.
+
+        An explicit list of splits names rows of the whole data, so it is never subsampled.
+        """
+        folds = int(self.cv) if isinstance(self.cv, numbers.Integral) else 2
+        limit = check_max_cv_rows(self.max_cv_rows, folds)
+        explicit = not isinstance(self.cv, numbers.Integral) and not hasattr(self.cv, "split")
+        if limit is None or explicit or len(y_orig) <= limit:
+            return None
+        stratify = y_orig if self._loss == "logistic" else None
+        rows, _ = train_test_split(np.arange(len(y_orig)), train_size=limit, stratify=stratify,
+                                   random_state=self.random_state)
+        return np.sort(rows)
+
+    def _search(self, X, y_num, y_orig):
+        """The grid on at most ``max_cv_rows`` rows (see :meth:`_cv_rows`), then the chosen point
+        refitted on every row, warm-started from the grid's solution.  ``cv_sample_`` holds the
+        indices of the rows the grid ran on (None: all), ``cv_rows_`` their number and
+        ``subsampled_`` whether they were fewer than all."""
+        rows = self._cv_rows(y_orig)
+        grid_rows = slice(None) if rows is None else rows
+        self._fit_cv(X[grid_rows], y_num[grid_rows], y_orig[grid_rows])
+        self.cv_sample_ = rows
+        self.subsampled_ = rows is not None
+        self.cv_rows_ = int(X.shape[0] if rows is None else rows.size)
+        self._refit(X, y_orig)
 
     def _fit_cv(self, X, y_num, y_orig):
         """One path per (fold or whole data, gamma), run through joblib; gathered in a
@@ -354,6 +384,11 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
     Attributes: ``cv_results_`` (per grid point: CV scores, integrity, magnitude max|w| and L1,
     nonzeros, ...), ``best_*_``, ``best_estimator_``, ``coefs_path_`` (n_gammas, n_betas, d),
     ``n_integral_``, ``n_null_``, and ``coef_``/``intercept_``/``integrity_`` of the best model.
+
+    Above ``max_cv_rows`` rows (default :data:`.validation.MAX_CV_ROWS`; None: never), the grid
+    (its CV and its whole-data paths) runs on a stratified subsample of that many rows drawn with
+    ``random_state``, and only the chosen point is fitted on every row, warm-started from the
+    subsample's solution; ``subsampled_``, ``cv_rows_`` and ``cv_sample_`` say so.
     """
 
     _loss = "logistic"
@@ -363,8 +398,7 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
         X, y = validate_data(self, X, y, dtype=np.float64)
         labels = binary_target(self, y)
         self.classes_ = labels.classes
-        self._fit_cv(X, labels.values, y)
-        self._refit(X, y)
+        self._search(X, labels.values, y)
         return self
 
     def decision_function(self, X):
@@ -396,8 +430,7 @@ class FacetsRegressorCV(RegressorMixin, _FacetsCVBase):
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         y = np.asarray(y, dtype=float)
-        self._fit_cv(X, y, y)
-        self._refit(X, y)
+        self._search(X, y, y)
         return self
 
     def _refit(self, X, y):

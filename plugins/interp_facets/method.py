@@ -33,7 +33,8 @@ class Fit:
     """What the fitting step hands on: the ``estimator`` that ran (saved with ``--out``), the
     delivered classifier ``model``, the (``lam``, ``gamma``) it was fitted at, its figures and,
     after a CV, the grid's ``metrics``, its ``cv`` payload and whether it fell back to the most
-    integral point (``fallback``)."""
+    integral point (``fallback``) and, when the grid ran on a subsample, its rows (``cv_sample``,
+    indices; None when it ran on all of them)."""
 
     estimator: Any
     model: FacetsClassifier
@@ -43,6 +44,7 @@ class Fit:
     metrics: dict = attrs.field(factory=dict)
     cv: dict | None = None
     fallback: bool = False
+    cv_sample: np.ndarray | None = None
 
 
 @attrs.frozen(eq=False)
@@ -58,7 +60,7 @@ class Baseline:
 
 
 def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, tol, max_iter, snap_tol,
-        baseline, binarize, n_thresholds) -> Explanation:
+        baseline, binarize, n_thresholds, max_cv_rows) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
     One keyword per option of ``FACETS_METHOD``: the core passes every option, converted and
@@ -70,16 +72,18 @@ def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, t
     seed = 0 if ctx.seed is None else ctx.seed
     if folds:
         fit = _fit_cv(FacetsClassifierCV(gammas=n_gammas, betas=n_betas, cv=folds, n_jobs=ctx.n_jobs,
-                                         random_state=seed, **settings), X, data.y, names)
+                                         random_state=seed, max_cv_rows=max_cv_rows or None, **settings),
+                      X, data.y, names)
     else:
         fit = _fit_fixed(FacetsClassifier(lam=lam, gamma=gamma, **settings), X, data.y, names)
     card = score_card(fit.model, names, X)
     splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
-    base = _baseline(X, data.y, names, float(fit.model.gamma_), baseline, splitter, seed)
+    base = _baseline(X, data.y, names, float(fit.model.gamma_), baseline, splitter, seed, fit.cv_sample)
     accuracy = float(fit.model.score(X, data.y))
     params = {"lam": fit.lam, "gamma": fit.gamma, "cv": folds, "penalty": penalty, "eps": eps,
               "solver": solver, "n_gammas": n_gammas, "n_betas": n_betas, "tol": tol, "max_iter": max_iter,
-              "snap_tol": snap_tol, "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds}
+              "snap_tol": snap_tol, "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds,
+              "max_cv_rows": max_cv_rows}
     return Explanation(
         params=params,
         metrics=_metrics(fit, card, base, accuracy),
@@ -155,8 +159,12 @@ def _fit_cv(est: FacetsClassifierCV, X, y, names) -> Fit:
         "null_points": est.n_null_,
         "selected_fully_integral": bool(est.selected_integral_),
     }
+    if est.subsampled_:
+        metrics["cv_rows"] = cv["rows"] = est.cv_rows_
+        cv["total_rows"] = int(X.shape[0])
     return Fit(est, est.best_estimator_, est.best_lam_, est.best_gamma_, plot_cv(est, names), metrics, cv,
-               fallback=any(issubclass(w.category, IntegrityWarning) for w in caught))
+               fallback=any(issubclass(w.category, IntegrityWarning) for w in caught),
+               cv_sample=est.cv_sample_)
 
 
 def _fit_fixed(model: FacetsClassifier, X, y, names) -> Fit:
@@ -177,14 +185,17 @@ def _fit_fixed(model: FacetsClassifier, X, y, names) -> Fit:
     return Fit(model, model, lam, gamma, {"path": figure})
 
 
-def _baseline(X, y, names, grid: float, kind: str, splitter, seed: int) -> Baseline:
+def _baseline(X, y, names, grid: float, kind: str, splitter, seed: int, cv_sample=None) -> Baseline:
     """Logistic regression rounded to the card's grid step, on the whole data and, with a
-    ``splitter`` (else None), in CV; ``seed`` is the L1 solver's random state."""
+    ``splitter`` (else None), in CV on the card's CV rows (``cv_sample``, indices; None: all),
+    so that the two CV accuracies are measured on the same folds; ``seed`` is the L1 solver's
+    random state."""
     base = rounded_baseline(X, y, grid, kind=kind, random_state=seed)
     cv_accuracy = None
     if splitter is not None:
-        scores = [rounded_baseline(X[tr], y[tr], grid, kind=kind, random_state=seed).score(X[te], y[te])
-                  for tr, te in splitter.split(X, y)]
+        Xc, yc = (X, y) if cv_sample is None else (X[cv_sample], y[cv_sample])
+        scores = [rounded_baseline(Xc[tr], yc[tr], grid, kind=kind, random_state=seed).score(Xc[te], yc[te])
+                  for tr, te in splitter.split(Xc, yc)]
         cv_accuracy = float(np.mean(scores))
     description = (f"logistic regression ({'unpenalised' if kind == 'none' else 'L1'}), rounded to the "
                    f"same grid, threshold refitted")

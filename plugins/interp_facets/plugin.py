@@ -10,7 +10,7 @@ from __future__ import annotations
 from interp import Method, Option, Plugin
 
 from .penalties import PENALTIES
-from .validation import SOLVERS
+from .validation import MAX_CV_ROWS, SOLVERS
 
 
 FACETS_METHOD = Method(
@@ -42,6 +42,9 @@ FACETS_METHOD = Method(
                                         "not already 0/1", choices=("auto", "always", "never")),
         Option("n_thresholds", int, 3, "quantile thresholds per numeric feature when binarizing",
                min=1),
+        Option("max_cv_rows", int, MAX_CV_ROWS, "run the CV grid on a stratified subsample of at "
+                                                "most this many rows, then fit the chosen card on "
+                                                "all rows (0: all rows)", min=0),
     ),
 )
 

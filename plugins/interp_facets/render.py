@@ -60,7 +60,7 @@ def method_sections(card, fit, baseline, train_accuracy: float) -> list:
     :class:`.method.Baseline`).
     """
     sections = [Text(card.text())]
-    notes = _notes(fit.model, fit.fallback)
+    notes = _notes(fit.model, fit.fallback) + _subsample_note(fit)
     if notes:
         sections.append(Text("\n".join(notes)))
     sections += _baseline_tables(baseline, train_accuracy, fit.metrics.get("cv_accuracy"))
@@ -80,6 +80,15 @@ def _notes(model, fallback: bool) -> list[str]:
         notes.append("note: no grid point was integral on every CV fold; this is the most integral "
                      "model on the full data")
     return notes
+
+
+def _subsample_note(fit) -> list[str]:
+    """When the CV grid ran on a subsample: on how many rows, and what was fitted on all."""
+    if fit.cv_sample is None:
+        return []
+    return [f"note: (lambda, gamma) were chosen by {fit.cv['folds']}-fold CV on a stratified "
+            f"subsample of {fit.cv['rows']:,} of the {fit.cv['total_rows']:,} rows (--max-cv-rows; the "
+            f"CV accuracies are measured on it); the card was then fitted on all rows"]
 
 
 def _baseline_tables(baseline, train_accuracy: float, cv_accuracy: float | None) -> list[Table]:

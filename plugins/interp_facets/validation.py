@@ -11,11 +11,16 @@ import numpy as np
 import interp
 from interp import InputError, Penalty
 
-__all__ = ["SOLVERS", "check_solver", "check_positive", "check_eps", "check_snap_tol", "check_max_iter",
+__all__ = ["SOLVERS", "MAX_CV_ROWS", "check_solver", "check_max_cv_rows", "check_positive", "check_eps", "check_snap_tol", "check_max_iter",
            "ResolvedPenalty", "resolve_penalty"]
 
 #: the loops :func:`.solver.solve` runs: proximal gradient + Newton steps, FISTA, ISTA
 SOLVERS = ("newton", "fista", "ista")
+
+#: the most rows the (beta, gamma) CV grid runs on by default; above it, the grid runs on a
+#: stratified subsample of this many rows and the chosen model is refitted on all of them (the
+#: grid is hundreds of paths, the refit one warm-started fit, so the cost stops growing with rows)
+MAX_CV_ROWS = 10_000
 
 
 def check_solver(solver) -> str:
@@ -23,6 +28,17 @@ def check_solver(solver) -> str:
     if solver not in SOLVERS:
         raise InputError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
     return solver
+
+
+def check_max_cv_rows(max_cv_rows, n_folds: int) -> int | None:
+    """``max_cv_rows`` as an int (None: never subsample), if it leaves two rows per CV fold."""
+    if max_cv_rows is None:
+        return None
+    if not isinstance(max_cv_rows, numbers.Integral) or isinstance(max_cv_rows, bool) \
+            or max_cv_rows < 2 * n_folds:
+        raise InputError(f"max_cv_rows must be None or an integer >= {2 * n_folds} (two rows per "
+                         f"CV fold), got {max_cv_rows!r}")
+    return int(max_cv_rows)
 
 
 def _is_real(value) -> bool:
