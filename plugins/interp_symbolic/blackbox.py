@@ -6,6 +6,22 @@ import numpy as np
 from interp import InputError
 
 BLACK_BOXES = ("mlp", "gbm", "rf", "svm")
+# Row limits of the ``symbolic`` method (its --max-blackbox-rows and --max-fit-rows defaults).
+# Above them a random subsample of the training rows is used, and the output says so; every
+# bundled data set is below both, so their results do not depend on them.  A model of one to
+# three ridge terms is pinned down by a thousand rows; more cost fitting time and memory without
+# raising the held-out fidelity (docs/methods/symbolic.md, "Scale").
+MAX_BLACKBOX_ROWS = 10000
+MAX_FIT_ROWS = 1000
+
+
+def subsample(rows: np.ndarray, limit: int, random_state=None) -> np.ndarray:
+    """``rows`` itself when it holds at most ``limit`` rows, else ``limit`` of them drawn at
+    random without replacement (in their original order)."""
+    if len(rows) <= limit:
+        return rows
+    rng = np.random.default_rng(random_state)
+    return np.sort(rng.choice(rows, size=limit, replace=False))
 
 
 def make_blackbox(kind: str, classification: bool, random_state=None):

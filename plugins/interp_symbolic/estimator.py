@@ -246,11 +246,12 @@ class _SymbolicPursuit(BaseEstimator):
         return terms, G
 
     def _set_expression(self):
-        """``expression_``, ``closed_forms_`` and each term's ``closed_form`` from the fitted terms
-        (``expression_`` None, and no closed forms, if sympy cannot build it)."""
+        """``expression_``, ``decision_expression_`` (the sum before the link), ``closed_forms_``
+        and each term's ``closed_form`` from the fitted terms (the expressions None, and no
+        closed forms, if sympy cannot build them)."""
         from .expression import build_expression, feature_symbols
 
-        self.expression_ = None
+        self.expression_ = self.decision_expression_ = None
         self.closed_forms_ = [False] * len(self.terms_)
         try:
             built = build_expression(self.terms_, feature_symbols(self), self.intercept_, self.data_min_,
@@ -261,6 +262,7 @@ class _SymbolicPursuit(BaseEstimator):
         for tm, form in zip(self.terms_, built.term_forms):
             tm.closed_form = form
         self.expression_ = built.expression
+        self.decision_expression_ = built.decision
         self.closed_forms_ = list(built.closed)
 
     # ---------------------------------------------------------------- predicting

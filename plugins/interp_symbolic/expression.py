@@ -97,12 +97,14 @@ def _closed_form(a_s, b_s, zlo, zhi):
 
 @dataclass(frozen=True)
 class SymbolicExpression:
-    """The model as sympy: the whole ``expression``, each term's g(u) (``term_forms``) and
-    whether ``hyperexpand`` gave it a closed form (``closed``)."""
+    """The model as sympy: the whole ``expression``, each term's g(u) (``term_forms``),
+    whether ``hyperexpand`` gave it a closed form (``closed``) and the sum before the link
+    (``decision``: the logit of a classifier, ``expression`` itself without a link)."""
 
     expression: sp.Expr
     term_forms: tuple
     closed: tuple[bool, ...]
+    decision: sp.Expr
 
 
 def _ridge_argument(tm, xs, data_min, data_range):
@@ -141,9 +143,10 @@ def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False)
         forms.append(g)
         closed.append(is_closed)
         expr = expr + sp.Float(tm.weight) * g
+    decision = expr
     if logit:
         expr = 1 / (1 + sp.exp(-expr))
-    return SymbolicExpression(expression=expr, term_forms=tuple(forms), closed=tuple(closed))
+    return SymbolicExpression(expression=expr, term_forms=tuple(forms), closed=tuple(closed), decision=decision)
 
 
 def _custom_ridge_function(tm):

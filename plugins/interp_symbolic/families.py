@@ -31,7 +31,11 @@ PAPER_FAMILIES = (
 
 U_FLOOR = 1e-3  # the ReLU's output is floored here: G may be singular at 0
 PARAM_BOUND = 6.0
-MAX_FALLBACK = 3  # per evaluation during fitting: more slow points -> NaN -> the step is rejected
+MAX_FALLBACK = 3  # per evaluation (chunk) during fitting: more slow points -> NaN -> the step is rejected
+# Meijer G is evaluated on at most this many points at a time: its series hold an (N, K) matrix of
+# powers with K up to 4,000 terms, so chunking keeps the memory of an evaluation independent of
+# the number of rows.
+EVAL_CHUNK = 4096
 
 
 class Ridge:
@@ -61,7 +65,8 @@ class Ridge:
         return [list(a[:n]), list(a[n:])], [list(b[:m]), list(b[m:])], theta[p + q], theta[p + q + 1]
 
     def value_and_grad(self, theta, u, max_fallback=MAX_FALLBACK):
-        """g(u), dg/dtheta (P, N), dg/du (N,)."""
+        """g(u), dg/dtheta (P, N), dg/du (N,); a Meijer family is evaluated ``EVAL_CHUNK`` points
+        at a time (``max_fallback`` then applies per chunk)."""
         theta = np.asarray(theta, dtype=float)
         if self.orders is None:
             val = np.asarray(self.family.value(theta, u), dtype=float)
@@ -70,7 +75,7 @@ class Ridge:
         a_s, b_s, s, r = self.split(theta)
         ur = u ** r
         z = s * ur
-        val, ga, gb, gz = meijerg_grad(a_s, b_s, z, max_fallback=max_fallback)
+        val, ga, gb, gz = _chunked_grad(a_s, b_s, z, max_fallback)
         ds = gz * ur
         dr = gz * z * np.log(u)
         dth = np.vstack([ga, gb, ds[None, :], dr[None, :]])
@@ -84,4 +89,18 @@ class Ridge:
         from .meijer import meijerg
 
         a_s, b_s, s, r = self.split(theta)
-        return meijerg(a_s, b_s, s * u ** r, max_fallback=max_fallback)
+        z = np.asarray(s * u ** r, dtype=float)
+        if z.size <= EVAL_CHUNK:
+            return meijerg(a_s, b_s, z, max_fallback=max_fallback)
+        return np.concatenate([meijerg(a_s, b_s, z[i:i + EVAL_CHUNK], max_fallback=max_fallback)
+                               for i in range(0, z.size, EVAL_CHUNK)])
+
+
+def _chunked_grad(a_s, b_s, z, max_fallback):
+    """``meijerg_grad`` on 1-d ``z``, ``EVAL_CHUNK`` points at a time."""
+    if z.size <= EVAL_CHUNK:
+        return meijerg_grad(a_s, b_s, z, max_fallback=max_fallback)
+    parts = [meijerg_grad(a_s, b_s, z[i:i + EVAL_CHUNK], max_fallback=max_fallback)
+             for i in range(0, z.size, EVAL_CHUNK)]
+    return (np.concatenate([pt[0] for pt in parts]), np.concatenate([pt[1] for pt in parts], axis=1),
+            np.concatenate([pt[2] for pt in parts], axis=1), np.concatenate([pt[3] for pt in parts]))

@@ -1,7 +1,10 @@
 """The ``symbolic`` method: data -> black box -> symbolic surrogate on its outputs -> Explanation.
 
 The rows are split once; the black box is trained (or taken) and read on the training rows, the
-symbolic model is fitted to those outputs, and both are compared on the held-out rows.
+symbolic model is fitted to those outputs, and both are compared on the held-out rows.  Above
+``--max-blackbox-rows`` / ``--max-fit-rows`` training rows, the black box is trained and the
+symbolic model fitted on random subsamples of them (the output says so), which keeps the time
+and memory of both fits bounded; fidelity is measured on every held-out row.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from interp import Explanation, InputError
 from interp.data import check_finite
 from interp.preprocessing import infer_task
 
-from .blackbox import blackbox_outputs, make_blackbox
+from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox, subsample
 from .estimator import SymbolicPursuitClassifier, SymbolicPursuitRegressor
 from .render import explanation
 
@@ -23,7 +26,8 @@ MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
 TASKS = ("regression", "classification")
 
 
-def run(data, ctx, *, model, max_terms, test_size, **estimator_options) -> Explanation:
+def run(data, ctx, *, model, max_terms, test_size, max_blackbox_rows, max_fit_rows,
+        **estimator_options) -> Explanation:
     """``interp run --plugin symbolic``: the options declared by ``SYMBOLIC_METHOD``, checked
     and defaulted by the core; the estimator's options (n_restarts, maxiter, loss_tol,
     ratio_tol) pass through.  A model given with ``--model-file`` is the black box."""
@@ -31,7 +35,8 @@ def run(data, ctx, *, model, max_terms, test_size, **estimator_options) -> Expla
     box = ctx.model if ctx.model is not None else model
     return explain_blackbox(box, data.X, data.y, feature_names=list(data.feature_names), task=task,
                             max_terms=max_terms, test_size=test_size, random_state=ctx.seed,
-                            n_jobs=ctx.n_jobs, **estimator_options)
+                            n_jobs=ctx.n_jobs, max_blackbox_rows=max_blackbox_rows,
+                            max_fit_rows=max_fit_rows, **estimator_options)
 
 
 @dataclass(frozen=True)
@@ -45,10 +50,26 @@ class Inputs:
 
 @dataclass(frozen=True)
 class Split:
-    """Training and held-out row indices."""
+    """Training and held-out row indices, and the training rows the black box is trained on
+    (``blackbox``) and the symbolic model fitted on (``fit``): all of ``train`` up to the row
+    limits, random subsamples of it above them."""
 
     train: np.ndarray
     test: np.ndarray
+    blackbox: np.ndarray
+    fit: np.ndarray
+
+    def notes(self, trained: bool) -> list[str]:
+        """What the output says about the subsamples used (nothing when none was)."""
+        out = []
+        if trained and len(self.blackbox) < len(self.train):
+            out.append(f"The black box was trained on a random {len(self.blackbox):,} of the "
+                       f"{len(self.train):,} training rows (--max-blackbox-rows).")
+        if len(self.fit) < len(self.train):
+            out.append(f"The symbolic model was fitted to the black box's outputs on a random "
+                       f"{len(self.fit):,} of the {len(self.train):,} training rows (--max-fit-rows); "
+                       f"fidelity is measured on all {len(self.test):,} held-out rows.")
+        return out
 
 
 @dataclass(frozen=True)
@@ -73,28 +94,32 @@ class Surrogate:
 
 
 def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_terms=3, test_size=0.25,
-                     random_state=None, n_jobs=None, **estimator_options) -> Explanation:
+                     random_state=None, n_jobs=None, max_blackbox_rows=MAX_BLACKBOX_ROWS,
+                     max_fit_rows=MAX_FIT_ROWS, **estimator_options) -> Explanation:
     """Fit a symbolic model to a black box and report fidelity, error, expression, importances.
 
     ``model``: "mlp", "gbm", "rf" or "svm" (trained here on the train split, ``y`` needed), or a
     fitted estimator (its ``predict``/``predict_proba`` is the black box).  ``task``:
     "regression" or "classification" (default: ``interp.preprocessing.infer_task(y)``, or
-    regression without ``y``).  The keywords mirror the method's command-line options, hence
+    regression without ``y``).  ``max_blackbox_rows`` / ``max_fit_rows``: above this many
+    training rows, the black box is trained / the symbolic model fitted on a random subsample
+    of them.  The keywords mirror the method's command-line options, hence
     more than eight parameters; ``estimator_options`` go to the estimator.
     """
     inputs = _inputs(X, y, feature_names)
     task = _task(task, inputs.y)
-    split = _split(inputs, test_size, random_state)
-    box = _blackbox(model, inputs, split, task, random_state)
+    split = _split(inputs, test_size, random_state, (max_blackbox_rows, max_fit_rows))
     options = dict(max_terms=max_terms, random_state=random_state, n_jobs=n_jobs, **estimator_options)
+    box = _blackbox(model, inputs, split, task, random_state)
     fit = _fit_surrogate(box, inputs, split, task, options)
     metrics = _fidelity(fit, split)
     if inputs.y is not None:
         metrics.update(_accuracy_vs_target(fit, box, inputs, split))
     params = dict(estimator_options)
     params.update(model=box.name, max_terms=max_terms, test_size=test_size, task=task,
-                  families=fit.estimator.families_)
-    return explanation(fit, metrics, params)
+                  families=fit.estimator.families_, max_blackbox_rows=max_blackbox_rows,
+                  max_fit_rows=max_fit_rows)
+    return explanation(fit, metrics, params, notes=split.notes(trained=isinstance(model, str)))
 
 
 def _inputs(X, y, feature_names) -> Inputs:
@@ -126,7 +151,9 @@ def _task(task, y) -> str:
     return task
 
 
-def _split(inputs: Inputs, test_size, random_state) -> Split:
+def _split(inputs: Inputs, test_size, random_state, limits) -> Split:
+    """The train/held-out split, and the subsamples of the training rows within ``limits``
+    (black box rows, fit rows)."""
     from sklearn.model_selection import train_test_split
 
     n = inputs.X.shape[0]
@@ -135,8 +162,13 @@ def _split(inputs: Inputs, test_size, random_state) -> Split:
     n_test = int(np.ceil(test_size * n))
     if n - n_test < 2:
         raise InputError(f"test_size {test_size} leaves {n - n_test} of {n} rows to fit on: 2 are needed")
+    for limit, flag in zip(limits, ("--max-blackbox-rows", "--max-fit-rows")):
+        if not (isinstance(limit, (int, np.integer)) and limit >= 2):
+            raise InputError(f"{flag} must be an integer >= 2, got {limit!r}")
     train, test = train_test_split(np.arange(n), test_size=test_size, random_state=random_state)
-    return Split(train=train, test=test)
+    rng = np.random.default_rng(random_state)
+    return Split(train=train, test=test, blackbox=subsample(train, limits[0], rng),
+                 fit=subsample(train, limits[1], rng))
 
 
 def _blackbox(model, inputs: Inputs, split: Split, task, random_state) -> BlackBox:
@@ -145,8 +177,14 @@ def _blackbox(model, inputs: Inputs, split: Split, task, random_state) -> BlackB
         return BlackBox(model, type(model).__name__)
     if inputs.y is None:
         raise InputError(f"training the {model!r} black box needs a target y")
+    from threadpoolctl import threadpool_limits
+
     box = make_blackbox(model, task == "classification", random_state)
-    box.fit(inputs.X[split.train], inputs.y[split.train])
+    # BLAS on one thread: the MLP's products are minibatches of 200 rows, and threading them
+    # only adds synchronisation (the weights are the same; docs/methods/symbolic.md, "Scale").
+    # Reading the box stays threaded: its large products round differently on one thread.
+    with threadpool_limits(limits=1, user_api="blas"):
+        box.fit(inputs.X[split.blackbox], inputs.y[split.blackbox])
     return BlackBox(box, model)
 
 
@@ -157,14 +195,14 @@ def _fit_surrogate(box: BlackBox, inputs: Inputs, split: Split, task, options) -
     box's own, without a target) as its classes.
     """
     classification = task == "classification"
-    out_tr = blackbox_outputs(box.model, inputs.X[split.train], classification)
+    out_tr = blackbox_outputs(box.model, inputs.X[split.fit], classification)
     out_te = blackbox_outputs(box.model, inputs.X[split.test], classification)
     if np.ptp(out_tr) == 0:
         raise InputError("the black box is constant on the training rows: there is nothing to explain")
-    X_tr, X_te = _frame(inputs, split.train), _frame(inputs, split.test)
+    X_tr, X_te = _frame(inputs, split.fit), _frame(inputs, split.test)
     t0 = time.perf_counter()
     if classification:
-        labels = inputs.y[split.train] if inputs.y is not None else box.model.predict(inputs.X[split.train])
+        labels = inputs.y[split.fit] if inputs.y is not None else box.model.predict(inputs.X[split.fit])
         est = SymbolicPursuitClassifier(**options).fit(X_tr, labels, proba=out_tr)
         fit_seconds = time.perf_counter() - t0
         sym_te = est.predict_proba(X_te)[:, 1]
@@ -182,7 +220,7 @@ def _fidelity(fit: Surrogate, split: Split) -> dict:
     var = float(np.var(fit.blackbox_test))
     r2 = 1 - mse / var if var > 0 else float("nan")
     return dict(fidelity_r2=r2, fidelity_mse=mse, n_terms=fit.estimator.n_terms_, fit_seconds=fit.fit_seconds,
-                n_train=len(split.train), n_test=len(split.test))
+                n_train=len(split.train), n_test=len(split.test), n_fit=len(split.fit))
 
 
 def _accuracy_vs_target(fit: Surrogate, box: BlackBox, inputs: Inputs, split: Split) -> dict:

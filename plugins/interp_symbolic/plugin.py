@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from interp import Method, Option, Plugin
 
-from .blackbox import BLACK_BOXES
+from .blackbox import BLACK_BOXES, MAX_BLACKBOX_ROWS, MAX_FIT_ROWS
 from .families import PAPER_FAMILIES
 
 
@@ -22,6 +22,11 @@ SYMBOLIC_METHOD = Method(
         Option("max_terms", int, 3, "maximum number of terms K", min=1),
         Option("test_size", float, 0.25, "fraction of rows held out for fidelity (strictly between 0 and 1)",
                min=0.0, max=1.0),
+        Option("max_blackbox_rows", int, MAX_BLACKBOX_ROWS,
+               "train the named black box on at most this many training rows (a random subsample)", min=2),
+        Option("max_fit_rows", int, MAX_FIT_ROWS,
+               "fit the symbolic model to the black box's outputs on at most this many training rows "
+               "(a random subsample; fidelity is still measured on every held-out row)", min=2),
         Option("n_restarts", int, 3, "starting points per family and term", min=1),
         Option("maxiter", int, 100, "L-BFGS-B iterations per start", min=1),
         Option("loss_tol", float, 1e-3, "stop once MSE / Var(black box) is below this", min=0.0),

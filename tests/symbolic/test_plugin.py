@@ -63,12 +63,13 @@ def test_run_method_classification_is_a_classifier():
     assert isinstance(est, SymbolicPursuitClassifier) and list(est.classes_) == ["high", "low"]
     assert res.params["task"] == "classification"
     assert 0 <= res.metrics["symbolic_accuracy"] <= 1 and res.metrics["fidelity_r2"] > 0.5
-    assert res.sections[0].text.startswith("f(x) = 1/(")  # the probability of "low", through a sigmoid
+    assert res.sections[0].text.startswith("P(y=low) = 1/(1 + exp(-(")  # the probability of "low", through its link
 
 
 @pytest.mark.parametrize("options, flag", [
     ({"max_terms": 0}, "--max-terms"), ({"n_restarts": 0}, "--n-restarts"), ({"maxiter": 0}, "--maxiter"),
     ({"test_size": 1.5}, "--test-size"), ({"test_size": 0.0}, "test_size"), ({"model": "knn"}, "--model"),
+    ({"max_fit_rows": 1}, "--max-fit-rows"), ({"max_blackbox_rows": 0}, "--max-blackbox-rows"),
 ])
 def test_method_options_are_checked_in_one_line(options, flag):
     X, y = _data(40)
