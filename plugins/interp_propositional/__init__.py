@@ -3,14 +3,15 @@
 from interp.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    ".formula": ["FormulaError", "Leaf", "Op", "dimension", "evaluate", "leaves", "n_leaves", "operators_of",
-                 "parse", "to_string"],
+    ".formula": ["FormulaError", "Leaf", "Op", "dimension", "evaluate", "fold", "leaves", "n_leaves",
+                 "operators_of", "parse", "to_string"],
     ".kernels": ["BOOLEAN_KINDS", "BooleanKernel", "PropositionalKernel", "boolean_kernel", "check_binary",
-                 "normalize_kernel", "propositional_kernel"],
+                 "normalize_kernel", "propositional_kernel", "propositional_kernel_diagonal"],
     ".operators": ["BUILTIN_OPERATORS", "GENERATOR_OPERATORS", "generator_operators"],
     "interp.binarize": ["TabularBinarizer"],  # re-exported: the binarizer lives in the core
-    ".estimator": ["PropositionalSVC"],
-    ".explain": ["Rule", "TopRules", "explain_svc", "feature_weights", "top_rules"],
+    ".estimator": ["Approximation", "PropositionalSVC"],
+    ".explain": ["Rule", "TopRules", "explain_expansion", "explain_svc", "feature_weights", "top_rules"],
+    ".nystroem": ["PropositionalNystroem", "draw_landmarks"],
     ".generator": ["random_formula"],
     ".selection": ["KernelSelection", "hull_distance", "radius", "radius_margin_ratio", "select_kernel"],
 })

@@ -1,26 +1,60 @@
 """``PropositionalSVC``: an SVM with a propositional kernel, chosen or selected, that explains
-itself as logical rules."""
+itself as logical rules; exact (a Gram matrix) on small data, a Nystroem approximation on big."""
 
 from __future__ import annotations
 
+import warnings
+
+import attrs
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import SGDClassifier
 from sklearn.svm import SVC
+from sklearn.utils import check_random_state, resample
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import InputError
 from interp.preprocessing import binarize_unless_binary
 
-from .explain import TopRules, explain_svc
+from .explain import TopRules, explain_expansion, explain_svc
 from .formula import operators_of, parse, to_string
 from .kernels import check_binary, propositional_kernel
+from .nystroem import PropositionalNystroem, check_map_memory
 from .selection import select_kernel
 
-__all__ = ["PropositionalSVC"]
+__all__ = ["PropositionalSVC", "Approximation", "APPROXIMATE_MODES"]
 
 _BINARIZE_MODES = {"error": "never", "auto": "auto"}  # this estimator's option -> the core's mode
+APPROXIMATE_MODES = ("auto", "never", "always")
+#: SGD's budget: about this many single-row updates (5 to 1,000 passes over the rows), fewer
+#: when the training loss improves by less than _SGD_TOL five passes in a row
+_SGD_UPDATES, _SGD_TOL = 500_000, 1e-3
+
+
+@attrs.frozen
+class Approximation:
+    """How a model fitted beyond ``max_exact_rows`` approximates its kernel: a Nystroem map on
+    ``n_landmarks`` distinct training rows keeping ``n_components`` eigenpairs, and a linear SVM
+    (``SGDClassifier``, hinge loss) on the map of the ``n_rows`` training rows."""
+
+    n_rows: int
+    n_landmarks: int
+    n_components: int
+
+    def describe(self) -> str:
+        """One line for a person: what was approximated and how."""
+        return (f"nystroem m={self.n_landmarks:,} landmark rows ({self.n_components:,} components), "
+                f"linear SVM (SGD, hinge loss) on {self.n_rows:,} rows")
+
+
+def uses_approximation(approximate: str, n_rows: int, max_exact_rows: int) -> bool:
+    """Whether ``n_rows`` training rows are fitted with the Nystroem approximation."""
+    if approximate not in APPROXIMATE_MODES:
+        raise InputError(f"approximate must be one of {', '.join(APPROXIMATE_MODES)}, got {approximate!r}")
+    return approximate == "always" or (approximate == "auto" and n_rows > max_exact_rows)
 
 
 class PropositionalSVC(ClassifierMixin, BaseEstimator):
@@ -35,20 +69,41 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
     max_leaves : largest number of leaves of a drawn candidate (None: any).
     binarize : "error" (default) rejects non-binary X with an InputError; "auto" encodes
         non-binary X with a ``TabularBinarizer`` fitted on the training data (``binarizer_``).
-    random_state, n_jobs : for the candidate draw and the parallel ranking.
+    random_state, n_jobs : for the candidate draw, the parallel ranking, the landmarks and the
+        blocks of the Nystroem map.
     third_party_operators : let the candidate draw use every registered operator besides the
         built-ins too.
+    approximate : "auto" (default) fits the exact SVM up to ``max_exact_rows`` training rows
+        (its Gram matrix takes 8 n^2 bytes: 0.8 GB at the default 10,000) and the Nystroem
+        approximation above; "never" / "always" force one.
+    n_landmarks : landmark rows of the approximation (distinct training rows drawn at random).
+    selection_rows : the formula selection (``formula=None``) computes the radius-margin ratios
+        on at most this many training rows, drawn at random and stratified by class beyond (its
+        cost grows faster than the rows); ``selection_.n_rows`` says how many.
+
+    The approximation (:mod:`interp_propositional.nystroem`) maps the rows to
+    phi(x) = K(x, L) K(L, L)^(-1/2) and trains a linear SVM on phi by stochastic gradient descent
+    (``SGDClassifier``, hinge loss, alpha = 1 / (C n): the SVM's objective).  SGD, not
+    ``LinearSVC``: it trains in place on the float32 map, whereas liblinear copies a dense
+    matrix into its sparse format (16 bytes a value: 1.3 GB at 80,000 rows x 1,000 landmarks).
+    The model's decision function is the kernel expansion f(x) = sum_j alpha_j k(x, l_j) + b
+    with alpha = K(L, L)^(-1/2) w over the landmarks, which is what ``predict`` evaluates and
+    ``explain`` turns into rules.
 
     Attributes: ``formula_``, ``operators_`` (the formula's operators by name, resolved at fit:
     prediction and rules never consult the registry, so a pickled model works where the
-    operators are not registered), ``selection_`` (None when ``formula`` was given), ``svc_``,
-    ``X_fit_``, ``classes_``.
+    operators are not registered), ``selection_`` (None when ``formula`` was given),
+    ``classes_``, ``n_variables_`` (binary columns), ``approximation_`` (an ``Approximation``,
+    None for the exact SVM); exact: ``svc_``, ``X_fit_``; approximate: ``feature_map_`` (a
+    ``PropositionalNystroem``), ``linear_`` (the ``SGDClassifier``), ``landmark_coef_``
+    (alpha, one column per decision function) and ``intercept_``.
     """
 
     def __init__(self, formula=None, C: float = 1.0, normalize: bool = True, n_candidates: int = 30,
                  p: float = 0.4, eta: float = 0.7, max_leaves: int | None = 8,
                  binarize: str = "error", class_weight=None, random_state=None, n_jobs=None,
-                 third_party_operators: bool = False) -> None:
+                 third_party_operators: bool = False, approximate: str = "auto",
+                 max_exact_rows: int = 10_000, n_landmarks: int = 1000, selection_rows: int = 1000) -> None:
         self.formula = formula
         self.C = C
         self.normalize = normalize
@@ -61,15 +116,44 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.third_party_operators = third_party_operators
+        self.approximate = approximate
+        self.max_exact_rows = max_exact_rows
+        self.n_landmarks = n_landmarks
+        self.selection_rows = selection_rows
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         if self.binarize not in _BINARIZE_MODES:
             raise InputError(f"binarize must be 'error' or 'auto', got {self.binarize!r}")
+        for name in ("max_exact_rows", "n_landmarks", "selection_rows"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
+        approximate = uses_approximation(self.approximate, X.shape[0], self.max_exact_rows)
         features = binarize_unless_binary(X, self._names(X), mode=_BINARIZE_MODES[self.binarize])
         self.binarizer_ = features.binarizer
         X = check_binary(features.X)
+        self.n_variables_ = X.shape[1]
+        rng = check_random_state(self.random_state)
+        rows = self._selection_rows(y, rng) if self.formula is None else slice(None)
+        self._resolve_formula(X[rows], y[rows])
+        if approximate:
+            self._fit_nystroem(X, y, rng)
+        else:
+            self._fit_svc(X, y)
+        return self
+
+    def _selection_rows(self, y: np.ndarray, rng) -> np.ndarray | slice:
+        """The rows of the formula selection: all, or ``selection_rows`` drawn at random,
+        stratified by class (``rng`` is drawn from only then)."""
+        if len(y) <= self.selection_rows:
+            return slice(None)
+        return np.sort(resample(np.arange(len(y)), replace=False, n_samples=self.selection_rows, stratify=y,
+                                random_state=rng))
+
+    def _resolve_formula(self, X: np.ndarray, y: np.ndarray) -> None:
+        """``formula_`` and ``operators_``: the given formula, or the one selected on (X, y)."""
         self.selection_ = None
         if self.formula is None:
             self.selection_ = select_kernel(
@@ -83,43 +167,82 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
             node = parse(self.formula)
             self.formula_ = to_string(node)
             self.operators_ = operators_of(node)
+
+    def _fit_svc(self, X: np.ndarray, y: np.ndarray) -> None:
         K = propositional_kernel(self.formula_, X, normalize=self.normalize, operators=self.operators_)
         # break_ties: multi-class predictions agree with the argmax of decision_function
         self.svc_ = SVC(C=self.C, kernel="precomputed", class_weight=self.class_weight,
                         break_ties=len(np.unique(y)) > 2, random_state=self.random_state).fit(K, y)
         self.classes_ = self.svc_.classes_
         self.X_fit_ = X
-        return self
+        self.approximation_ = None
+
+    def _fit_nystroem(self, X: np.ndarray, y: np.ndarray, rng) -> None:
+        """The Nystroem map on ``n_landmarks`` rows, a linear SVM on it, and its expansion."""
+        check_map_memory(len(y), int(self.n_landmarks))
+        self.feature_map_ = PropositionalNystroem(
+            self.formula_, normalize=self.normalize, n_components=int(self.n_landmarks),
+            random_state=rng, n_jobs=self.n_jobs).fit(X)
+        phi = self.feature_map_.transform(X)
+        self.linear_ = SGDClassifier(loss="hinge", alpha=1.0 / (self.C * len(y)), class_weight=self.class_weight,
+                                     max_iter=int(np.clip(_SGD_UPDATES // len(y), 5, 1000)), tol=_SGD_TOL,
+                                     random_state=rng.randint(2**31 - 1))
+        with warnings.catch_warnings():  # the epoch cap is a budget, not an error
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self.linear_.fit(phi, y)
+        del phi
+        self.classes_ = self.linear_.classes_
+        self.landmark_coef_ = self.feature_map_.expansion(self.linear_.coef_.T)
+        self.intercept_ = self.linear_.intercept_.astype(np.float64)
+        self.approximation_ = Approximation(len(y), self.feature_map_.landmarks_.shape[0],
+                                            self.feature_map_.n_features_out_)
 
     def _names(self, X) -> list[str]:
         names = getattr(self, "feature_names_in_", None)
         return [str(n) for n in names] if names is not None else [f"x{i}" for i in range(X.shape[1])]
 
-    def _kernel(self, X) -> np.ndarray:
-        check_is_fitted(self, "svc_")
+    def _binary(self, X) -> np.ndarray:
+        """Rows to predict, validated and encoded as at fit."""
         X = validate_data(self, X, reset=False)
         if self.binarizer_ is not None:
             X = self.binarizer_.transform(pd.DataFrame(X, columns=self._names(X)))
-        X = check_binary(X)
-        return propositional_kernel(self.formula_, X, self.X_fit_, normalize=self.normalize,
+        return check_binary(X)
+
+    def _training_kernel(self, X) -> np.ndarray:
+        """K(X, training rows) of the exact SVM."""
+        return propositional_kernel(self.formula_, self._binary(X), self.X_fit_, normalize=self.normalize,
                                     operators=self.operators_)
 
     def decision_function(self, X) -> np.ndarray:
-        check_is_fitted(self, "svc_")
-        return self.svc_.decision_function(self._kernel(X))
+        check_is_fitted(self, "classes_")
+        if self.approximation_ is None:
+            return self.svc_.decision_function(self._training_kernel(X))
+        scores = self.feature_map_.decision(self._binary(X), self.landmark_coef_) + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X) -> np.ndarray:
-        check_is_fitted(self, "svc_")
-        return self.svc_.predict(self._kernel(X))
+        check_is_fitted(self, "classes_")
+        if self.approximation_ is None:
+            return self.svc_.predict(self._training_kernel(X))
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int) if scores.ndim == 1 else np.argmax(scores, axis=1)]
 
     def explain(self, top: int = 5, feature_names=None, **options) -> TopRules:
         """The ``top`` logical features with the largest weights, as rules (binary only).
 
+        Exact SVM: the weights sum over its support vectors; approximation: over the landmarks,
+        with the expansion's coefficients (the same decision function, see the class notes).
         Returns ``TopRules(rules, exact)``; see :func:`interp_propositional.top_rules`."""
-        check_is_fitted(self, "svc_")
+        check_is_fitted(self, "classes_")
         if feature_names is None and self.binarizer_ is not None:
             feature_names = list(self.binarizer_.get_feature_names_out())
         if feature_names is None:
             feature_names = getattr(self, "feature_names_in_", None)
-        return explain_svc(self.svc_, self.X_fit_, formula=parse(self.formula_, self.operators_),
-                           normalize=self.normalize, feature_names=feature_names, top=top, **options)
+        formula = parse(self.formula_, self.operators_)
+        if self.approximation_ is None:
+            return explain_svc(self.svc_, self.X_fit_, formula=formula, normalize=self.normalize,
+                               feature_names=feature_names, top=top, **options)
+        if len(self.classes_) != 2:
+            raise InputError("rules are extracted for binary classifiers only")
+        return explain_expansion(self.feature_map_.landmarks_, self.landmark_coef_[:, 0], formula, self.normalize,
+                                 self.classes_, feature_names=feature_names, top=top, **options)

@@ -30,9 +30,9 @@ from sklearn.utils import check_random_state
 from interp import InputError, KernelOperator
 
 from .formula import Formula, evaluate, n_leaves, parse, to_string
-from .kernels import check_binary, propositional_kernel
+from .kernels import check_binary, propositional_kernel_diagonal
 
-__all__ = ["Rule", "TopRules", "feature_weights", "top_rules", "explain_svc"]
+__all__ = ["Rule", "TopRules", "feature_weights", "top_rules", "explain_expansion", "explain_svc"]
 
 _CHUNK = 2**22  # booleans evaluated at once
 _MAX_SWEEPS = 50  # passes over the leaves of one local-search restart
@@ -184,6 +184,28 @@ def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None
     return TopRules(rules, exact)
 
 
+def explain_expansion(rows, coef, formula, normalize: bool, classes, feature_names=None, top: int = 5,
+                      reference=None, **options) -> TopRules:
+    """Top rules of a kernel expansion f(x) = sum_i coef_i k(x, rows_i) + b of a binary model.
+
+    The rows of an SVM are its support vectors (``coef``: its ``dual_coef_``), those of a
+    Nystroem model its landmarks (``coef``: alpha = K(L, L)^(-1/2) w).  With ``normalize`` the
+    kernel is k(x, z) / sqrt(k(x, x) k(z, z)), so each coefficient is divided by
+    sqrt(k(row, row)) (a row with k = 0 has no logical features: 0).  A positive weight speaks
+    for ``classes[1]``.  ``reference`` (default ``rows``) and ``options`` go to
+    :func:`top_rules`.
+    """
+    node = parse(formula, options.pop("operators", None))
+    rows = check_binary(rows)
+    coef = np.asarray(coef, dtype=float)
+    if normalize:
+        diag = propositional_kernel_diagonal(node, rows) if len(rows) else np.zeros(0)
+        with np.errstate(divide="ignore"):
+            coef = np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    return top_rules(node, rows, coef, feature_names, top, reference=rows if reference is None else reference,
+                     classes=tuple(str(c) for c in classes), **options)
+
+
 def explain_svc(svc, X_train, formula=None, normalize=None, feature_names=None, top: int = 5,
                 **options) -> TopRules:
     """Top rules of a fitted binary ``SVC`` trained on ``X_train`` with a propositional kernel.
@@ -202,13 +224,6 @@ def explain_svc(svc, X_train, formula=None, normalize=None, feature_names=None, 
         raise InputError("give the formula the SVC was trained with")
     if len(svc.classes_) != 2:
         raise InputError("rules are extracted for binary classifiers only")
-    node = parse(formula, options.pop("operators", None))
     X_train = check_binary(X_train)
-    sv = X_train[svc.support_]
-    coef = svc.dual_coef_[0].astype(float)
-    if normalize:
-        diag = np.diag(propositional_kernel(node, sv)) if len(sv) else np.zeros(0)
-        with np.errstate(divide="ignore"):
-            coef = np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
-    return top_rules(node, sv, coef, feature_names, top, reference=X_train,
-                     classes=tuple(str(c) for c in svc.classes_), **options)
+    return explain_expansion(X_train[svc.support_], svc.dual_coef_[0], formula, normalize, svc.classes_,
+                             feature_names, top, reference=X_train, **options)

@@ -22,13 +22,18 @@ the same kernel.  Names may contain letters, digits, ``_``, ``.`` and ``=`` (``v
 A parsed formula carries its operators: every ``Op`` node holds the ``interp.KernelOperator`` it
 was resolved to (from the registry, or from the mapping given to ``parse``), so evaluating,
 printing and computing the kernel of a parsed formula never consult the registry again.
+
+Formulas of any depth and length work: the parser is an operator-precedence parser with explicit
+stacks, and every walk over a tree (printing, evaluation, the kernel's composition, equality)
+goes through :func:`fold` or an explicit stack, never Python recursion.  A chain ``a & b & c``
+is the binary tree ``(a & b) & c`` (left-deep, as deep as the chain is long).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence, Union
+from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -37,18 +42,40 @@ from interp import InputError, KernelOperator
 from .operators import operators as registered_operators
 
 __all__ = ["Leaf", "Op", "Formula", "FormulaError", "parse", "to_string", "leaves", "n_leaves",
-           "evaluate", "dimension", "operators_of"]
+           "evaluate", "dimension", "operators_of", "fold"]
+
+_SHOWN = 72  # characters of the formula an error message shows around the error position
 
 
 class FormulaError(InputError):
-    """A formula that cannot be parsed; ``position`` is the 0-based character offset."""
+    """A formula that cannot be parsed; ``position`` is the 0-based character offset.
+
+    The message has three lines: the problem, the formula (on one line, cut to about
+    ``_SHOWN`` characters around the position) and a caret under the position."""
 
     def __init__(self, problem: str, text: str, position: int) -> None:
         self.problem, self.text, self.position = problem, text, position
-        shown = text.replace("\n", " ")
-        super().__init__(
-            f"cannot parse formula at position {position}: {problem}\n    {shown}\n    {' ' * position}^"
-        )
+        super().__init__(f"cannot parse formula at position {position}: {problem}\n{_excerpt(text, position)}")
+
+    def __reduce__(self):  # pickles (e.g. from a joblib or Dask worker) with its own arguments
+        return type(self), (self.problem, self.text, self.position)
+
+
+def _excerpt(text: str, position: int) -> str:
+    """Two indented lines: ``text`` as one printable line around ``position``, and a caret under it.
+
+    Line breaks, tabs and unprintable characters become blanks so that the caret lines up; a
+    long text is cut around the position, with ``...`` where it was cut."""
+    start = max(0, min(position - _SHOWN // 2, len(text) - _SHOWN))
+    end = min(len(text), start + _SHOWN)
+    line = "".join(c if c == " " or (c.isprintable() and not c.isspace()) else " " for c in text[start:end])
+    head, tail = ("..." if start > 0 else ""), ("..." if end < len(text) else "")
+    return f"    {head}{line}{tail}\n    {' ' * (len(head) + position - start)}^"
+
+
+def _quote(value: str, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters of value (an error names a token, not a page)."""
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + "..."
 
 
 @dataclass(frozen=True)
@@ -58,12 +85,14 @@ class Leaf:
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Op:
     """An operator node: ``op`` names a kernel operator, ``args`` its operands, ``operator`` the
     ``KernelOperator`` the name was resolved to (None until the tree goes through ``parse``).
 
-    Two trees are equal when their names and shapes are; ``operator`` is not compared."""
+    Two trees are equal when their names and shapes are; ``operator`` is not compared.
+    Equality, hashing and ``repr`` walk the tree with an explicit stack, so they work at any
+    depth (the dataclass versions recurse)."""
 
     op: str
     args: tuple
@@ -72,9 +101,95 @@ class Op:
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", tuple(self.args))
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Op):
+            return NotImplemented
+        pairs = [(self, other)]
+        while pairs:
+            a, b = pairs.pop()
+            if a is b:
+                continue
+            if not (isinstance(a, Op) and isinstance(b, Op)):
+                if isinstance(a, Op) or isinstance(b, Op) or a != b:
+                    return False
+                continue
+            if a.op != b.op or len(a.args) != len(b.args):
+                return False
+            pairs.extend(zip(a.args, b.args))
+        return True
+
+    def __hash__(self) -> int:
+        return fold(self, hash, lambda node, args: hash((node.op, tuple(args))))
+
+    def __repr__(self) -> str:
+        def pieces(node: Op) -> list:
+            out: list = [f"Op(op={node.op!r}, args=("]
+            for i, arg in enumerate(node.args):
+                out += [", "] * (i > 0) + [arg if isinstance(arg, (Leaf, Op)) else repr(arg)]
+            return out + [",))" if len(node.args) == 1 else "))"]
+
+        return _render(self, repr, pieces)
+
 
 Formula = Union[Leaf, Op]
 
+
+# walking trees without recursion ---------------------------------------------------------------
+def _node(node: Any) -> Formula:
+    if not isinstance(node, (Leaf, Op)):
+        raise InputError(f"a formula node must be a Leaf or an Op, got {type(node).__name__}")
+    return node
+
+
+def fold(node: Formula, leaf: Callable[[Leaf], Any], op: Callable[[Op, list], Any]) -> Any:
+    """The bottom-up value of a tree: ``leaf(l)`` at a leaf, ``op(node, values of its args)`` at
+    an operator node.  Leaves are visited left to right; no recursion, so any depth works.
+
+    A node that is neither a ``Leaf`` nor an ``Op`` is an ``InputError``."""
+    values: list = []
+    stack: list = [(_node(node), False)]
+    while stack:
+        current, expanded = stack.pop()
+        if isinstance(current, Leaf):
+            values.append(leaf(current))
+        elif expanded:
+            k = len(current.args)
+            args = values[len(values) - k:]
+            del values[len(values) - k:]
+            values.append(op(current, args))
+        else:
+            stack.append((current, True))
+            stack.extend((_node(a), False) for a in reversed(current.args))
+    return values[0]
+
+
+def _walk(node: Formula) -> Iterator[Formula]:
+    """Every node, pre-order (a node before its operands, operands left to right)."""
+    stack = [_node(node)]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, Op):
+            stack.extend(_node(a) for a in reversed(current.args))
+
+
+def _render(node: Formula, leaf: Callable[[Leaf], str], pieces: Callable[[Op], list]) -> str:
+    """Text of a tree in linear time: ``pieces(op)`` lists strings and operand nodes in order
+    (expanded in turn), ``leaf(l)`` is the text of a leaf (called left to right)."""
+    out: list[str] = []
+    stack: list = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, Leaf):
+            out.append(leaf(item))
+        else:
+            stack.extend(reversed(pieces(item)))
+    return "".join(out)
+
+
+# tokens and grammar ----------------------------------------------------------------------------
 _TOKEN = re.compile(
     r"\s*(?:(?P<iff><->)|(?P<imp>->)|(?P<name>[A-Za-z_][A-Za-z0-9_.=]*)|(?P<sym>[~!&|^(),]))"
 )
@@ -83,7 +198,6 @@ _ALIASES = {"!": "~", **_WORD_OPS}
 
 #: the grammar's infix symbols, loosest first: symbol -> (precedence, right-associative)
 _INFIX = {"<->": (1, False), "->": (2, True), "|": (3, False), "^": (4, False), "&": (5, False)}
-_LEVELS = tuple(_INFIX)
 _PREFIX = "~"
 _UNARY_PREC, _ATOM_PREC = 6, 7
 
@@ -106,6 +220,7 @@ def _claims(known: Mapping[str, KernelOperator]) -> dict[str, list[str]]:
 
 
 def _tokenize(text: str) -> list[tuple[str, str, int]]:
+    """(kind, value, position) triples; kind is ``name``, the symbol itself, or ``end``."""
     tokens, pos = [], 0
     while True:
         while pos < len(text) and text[pos].isspace():
@@ -117,43 +232,66 @@ def _tokenize(text: str) -> list[tuple[str, str, int]]:
             raise FormulaError(f"unexpected character {text[pos]!r}", text, pos)
         start = match.start(match.lastgroup)
         kind, value = match.lastgroup, match.group(match.lastgroup)
-        if kind == "sym":
-            kind = value
-        elif kind in ("iff", "imp"):
-            kind = value
-        tokens.append((kind, value, start))
+        tokens.append(("name" if kind == "name" else value, value, start))
         pos = match.end()
     tokens.append(("end", "", len(text)))
     return tokens
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """An operator read but not applied yet: its grammar symbol, position and precedence."""
+
+    symbol: str
+    pos: int
+    prec: int
+
+
+@dataclass(frozen=True)
+class _Open:
+    """An open bracket: a group ``(`` (``call`` empty) or the call ``call(``; ``base`` is the
+    number of finished operands when it opened."""
+
+    pos: int
+    base: int
+    call: str = ""
+
+
 class _Parser:
+    """Operator-precedence parsing with two explicit stacks (operands, pending operators and
+    open brackets), so nesting depth and chain length are limited by memory only."""
+
     def __init__(self, text: str, known: Mapping[str, KernelOperator]) -> None:
         self.text = text
         self.tokens = _tokenize(text)
         self.i = 0
         self.ops = known
         self.claims = _claims(known)
+        self.operands: list[Formula] = []
+        self.pending: list[_Pending | _Open] = []
 
     # helpers ---------------------------------------------------------------------------------
-    def peek(self, offset: int = 0) -> tuple[str, str, int]:
-        return self.tokens[min(self.i + offset, len(self.tokens) - 1)]
-
-    def error(self, problem: str, pos: int | None = None) -> FormulaError:
-        return FormulaError(problem, self.text, self.peek()[2] if pos is None else pos)
-
-    def at(self, symbol: str) -> bool:
-        kind, value, _ = self.peek()
-        return _ALIASES.get(value if kind == "name" else kind, kind) == symbol
+    def peek(self) -> tuple[str, str, int]:
+        return self.tokens[min(self.i, len(self.tokens) - 1)]
 
     def take(self) -> tuple[str, str, int]:
         token = self.peek()
         self.i += 1
         return token
 
-    def describe(self, token: tuple[str, str, int]) -> str:
+    def error(self, problem: str, pos: int | None = None) -> FormulaError:
+        return FormulaError(problem, self.text, self.peek()[2] if pos is None else pos)
+
+    @staticmethod
+    def symbol(token: tuple[str, str, int]) -> str:
+        """The grammar symbol a token stands for (``and`` -> ``&``, ``!`` -> ``~``), else its kind."""
         kind, value, _ = token
-        return "end of formula" if kind == "end" else repr(value)
+        return _ALIASES.get(value if kind == "name" else kind, kind)
+
+    @staticmethod
+    def describe(token: tuple[str, str, int]) -> str:
+        kind, value, _ = token
+        return "end of formula" if kind == "end" else _quote(value)
 
     def node(self, symbol: str, pos: int, args: tuple) -> Op:
         """The node of the one operator whose ``symbol`` is ``symbol``."""
@@ -169,90 +307,107 @@ class _Parser:
     def parse(self) -> Formula:
         if self.peek()[0] == "end":
             raise self.error("empty formula")
-        node = self.binary()
-        if self.peek()[0] != "end":
-            raise self.error(f"unexpected {self.describe(self.peek())} (expected an operator or the end)")
-        return node
+        while True:
+            self.operand()
+            if self.after_operand():
+                return self.operands[0]
 
-    def binary(self, level: int = 0) -> Formula:
-        """Infix operators from precedence ``level`` up (loosest first, see ``_INFIX``)."""
-        if level == len(_LEVELS):
-            return self.unary()
-        symbol = _LEVELS[level]
-        right_assoc = _INFIX[symbol][1]
-        node = self.binary(level + 1)
-        while self.at(symbol):
-            pos = self.take()[2]
-            right = self.binary(level if right_assoc else level + 1)
-            node = self.node(symbol, pos, (node, right))
-            if right_assoc:  # the recursion above took the rest of the chain
-                break
-        return node
+    def operand(self) -> None:
+        """Read prefix operators and open brackets up to one leaf (an operand is expected)."""
+        while True:
+            token = self.take()
+            kind, value, pos = token
+            if self.symbol(token) == _PREFIX:
+                self.pending.append(_Pending(_PREFIX, pos, _UNARY_PREC))
+            elif kind == "(":
+                self.pending.append(_Open(pos, len(self.operands)))
+            elif kind == "name" and self.peek()[0] == "(":
+                self.open_call(value, pos)
+            elif kind == "name":
+                if value in _WORD_OPS:
+                    raise self.error(f"the keyword {value!r} needs operands", pos)
+                self.operands.append(Leaf(value))
+                return
+            else:
+                raise self.error(f"expected a variable, '(' or '~', found {self.describe(token)}", pos)
 
-    def unary(self) -> Formula:
-        if self.at(_PREFIX):
-            pos = self.take()[2]
-            return self.node(_PREFIX, pos, (self.unary(),))
-        return self.atom()
-
-    def atom(self) -> Formula:
-        kind, value, pos = self.peek()
-        if kind == "(":
-            self.take()
-            node = self.binary()
-            if self.peek()[0] != ")":
-                raise self.error(f"expected ')' to close the '(' at position {pos}, found "
-                                 f"{self.describe(self.peek())}")
-            self.take()
-            return node
-        if kind == "name":
-            self.take()
-            if self.peek()[0] == "(":
-                return self.call(value, pos)
-            if value in _WORD_OPS:
-                raise self.error(f"the keyword {value!r} needs operands", pos)
-            return Leaf(value)
-        raise self.error(f"expected a variable, '(' or '~', found {self.describe(self.peek())}")
-
-    def call(self, name: str, pos: int) -> Formula:
+    def open_call(self, name: str, pos: int) -> None:
         if name not in self.ops:
-            known = ", ".join(sorted(self.ops))
-            raise self.error(f"unknown operator {name!r} (registered: {known})", pos)
+            raise self.error(f"unknown operator {_quote(name)} (registered: {', '.join(sorted(self.ops))})", pos)
         self.take()  # "("
-        args = [self.binary()]
-        while self.peek()[0] == ",":
-            self.take()
-            args.append(self.binary())
-        if self.peek()[0] != ")":
-            raise self.error(f"expected ',' or ')' in the call of {name!r}, found {self.describe(self.peek())}")
-        self.take()
-        arity = self.ops[name].arity
+        self.pending.append(_Open(pos, len(self.operands), name))
+
+    def after_operand(self) -> bool:
+        """Read what follows an operand: infix operators, closing brackets, commas or the end.
+
+        Returns True at the end of the formula, False when another operand is expected."""
+        while True:
+            token = self.take()
+            symbol = self.symbol(token)
+            if symbol in _INFIX:
+                prec, right_assoc = _INFIX[symbol]
+                self.reduce(lambda top: top.prec > prec or (top.prec == prec and not right_assoc))
+                self.pending.append(_Pending(symbol, token[2], prec))
+                return False
+            self.reduce(lambda top: True)
+            bracket = self.pending[-1] if self.pending else None
+            if token[0] == "end" and bracket is None:
+                return True
+            if token[0] == "," and bracket is not None and bracket.call:
+                return False
+            if token[0] == ")" and bracket is not None:
+                self.close(bracket)
+                continue
+            raise self.unexpected(token, bracket)
+
+    def unexpected(self, token: tuple[str, str, int], bracket: _Open | None) -> FormulaError:
+        found = self.describe(token)
+        if bracket is None:
+            return self.error(f"unexpected {found} (expected an operator or the end)", token[2])
+        if bracket.call:
+            return self.error(f"expected ',' or ')' in the call of {bracket.call!r}, found {found}", token[2])
+        return self.error(f"expected ')' to close the '(' at position {bracket.pos}, found {found}", token[2])
+
+    def reduce(self, applies: Callable[[_Pending], bool]) -> None:
+        """Apply the pending operators on top of the stack while ``applies(top)``."""
+        while self.pending and isinstance(self.pending[-1], _Pending) and applies(self.pending[-1]):
+            top = self.pending.pop()
+            k = 1 if top.symbol == _PREFIX else 2
+            args = tuple(self.operands[-k:])
+            del self.operands[-k:]
+            self.operands.append(self.node(top.symbol, top.pos, args))
+
+    def close(self, bracket: _Open) -> None:
+        """Close a group (its operand stays) or a call (its operands become one node)."""
+        self.pending.pop()
+        if not bracket.call:
+            return
+        args = tuple(self.operands[bracket.base:])
+        del self.operands[bracket.base:]
+        arity = self.ops[bracket.call].arity
         if len(args) != arity:
-            raise self.error(f"operator {name!r} takes {arity} operand{'s' * (arity != 1)}, "
-                             f"got {len(args)}", pos)
-        return Op(name, tuple(args), self.ops[name])
+            raise self.error(f"operator {bracket.call!r} takes {arity} operand{'s' * (arity != 1)}, "
+                             f"got {len(args)}", bracket.pos)
+        self.operands.append(Op(bracket.call, args, self.ops[bracket.call]))
 
 
 def _bound(node: Formula) -> bool:
-    if isinstance(node, Leaf):
-        return True
-    return node.operator is not None and all(_bound(a) for a in node.args)
+    return all(isinstance(n, Leaf) or n.operator is not None for n in _walk(node))
 
 
 def _bind(node: Formula, known: Mapping[str, KernelOperator]) -> Formula:
     """The tree with every operator name resolved in ``known`` (resolved nodes keep theirs)."""
-    if isinstance(node, Leaf):
-        return node
-    if not isinstance(node, Op):
-        raise InputError(f"a formula node must be a Leaf or an Op, got {type(node).__name__}")
-    args = tuple(_bind(a, known) for a in node.args)
-    op = node.operator if node.operator is not None else known.get(node.op)
-    if op is None:
-        raise InputError(f"unknown kernel operator {node.op!r}; registered: {', '.join(sorted(known))}")
-    if op.arity != len(args):
-        raise InputError(f"operator {node.op!r} takes {op.arity} operand{'s' * (op.arity != 1)}, "
-                         f"got {len(args)}")
-    return Op(node.op, args, op)
+
+    def bind(current: Op, args: list) -> Op:
+        op = current.operator if current.operator is not None else known.get(current.op)
+        if op is None:
+            raise InputError(f"unknown kernel operator {current.op!r}; registered: {', '.join(sorted(known))}")
+        if op.arity != len(args):
+            raise InputError(f"operator {current.op!r} takes {op.arity} operand{'s' * (op.arity != 1)}, "
+                             f"got {len(args)}")
+        return Op(current.op, tuple(args), op)
+
+    return fold(node, lambda leaf: leaf, bind)
 
 
 def parse(formula: str | Formula, operators: Mapping[str, KernelOperator] | None = None) -> Formula:
@@ -275,14 +430,9 @@ def operators_of(formula: str | Formula, operators: Mapping[str, KernelOperator]
                  ) -> dict[str, KernelOperator]:
     """The operators a formula uses, by name in order of appearance: what a fitted model keeps."""
     found: dict[str, KernelOperator] = {}
-
-    def visit(node: Formula) -> None:
+    for node in _walk(parse(formula, operators)):
         if isinstance(node, Op):
             found.setdefault(node.op, node.operator)
-            for arg in node.args:
-                visit(arg)
-
-    visit(parse(formula, operators))
     return found
 
 
@@ -301,6 +451,27 @@ def _prec(node: Formula) -> int:
     return _INFIX[symbol][0] if symbol else _ATOM_PREC
 
 
+def _wrapped(node: Formula, paren: bool) -> list:
+    return ["(", node, ")"] if paren else [node]
+
+
+def _pieces(node: Op) -> list:
+    """How ``node`` prints: strings and operand nodes, parenthesised where the grammar needs it."""
+    symbol, prec = _symbol(node), _prec(node)
+    if symbol == _PREFIX:
+        return [symbol] + _wrapped(node.args[0], _prec(node.args[0]) < _UNARY_PREC)
+    if symbol:
+        left, right = node.args
+        right_assoc = _INFIX[symbol][1]
+        return (_wrapped(left, _prec(left) < prec or (right_assoc and _prec(left) == prec))
+                + [f" {symbol} "]
+                + _wrapped(right, _prec(right) < prec or (not right_assoc and _prec(right) == prec)))
+    out: list = [f"{node.op}("]
+    for i, arg in enumerate(node.args):
+        out += [", "] * (i > 0) + [arg]
+    return out + [")"]
+
+
 def to_string(node: str | Formula, names: Sequence[str] | None = None,
               operators: Mapping[str, KernelOperator] | None = None) -> str:
     """Print a formula with the fewest parentheses that parse back to the same tree.
@@ -310,43 +481,23 @@ def to_string(node: str | Formula, names: Sequence[str] | None = None,
     the leaves, in left-to-right order (used to print concrete rules); ``operators`` resolves
     a tree whose nodes do not carry their operators yet (see :func:`parse`).
     """
-    counter = iter(range(10**9))
-
-    def show(n: Formula) -> str:
-        if isinstance(n, Leaf):
-            k = next(counter)
-            return n.name if names is None else str(names[k])
-        symbol, prec = _symbol(n), _prec(n)
-        if symbol == _PREFIX:
-            inner = show(n.args[0])
-            return symbol + (f"({inner})" if _prec(n.args[0]) < _UNARY_PREC else inner)
-        if symbol:
-            left, right = n.args
-            ltext, rtext = show(left), show(right)
-            right_assoc = _INFIX[symbol][1]
-            if _prec(left) < prec or (right_assoc and _prec(left) == prec):
-                ltext = f"({ltext})"
-            if _prec(right) < prec or (not right_assoc and _prec(right) == prec):
-                rtext = f"({rtext})"
-            return f"{ltext} {symbol} {rtext}"
-        return f"{n.op}({', '.join(show(a) for a in n.args)})"
-
-    return show(parse(node, operators))
+    tree = parse(node, operators)
+    if names is None:
+        return _render(tree, lambda leaf: leaf.name, _pieces)
+    if len(names) < n_leaves(tree):
+        raise InputError(f"the formula has {n_leaves(tree)} leaves but {len(names)} names were given")
+    shown = iter(names)
+    return _render(tree, lambda leaf: str(next(shown)), _pieces)
 
 
 # structure -----------------------------------------------------------------------------------
 def leaves(node: Formula) -> list[Leaf]:
     """The leaves in left-to-right order (repeated names are separate leaves)."""
-    if isinstance(node, Leaf):
-        return [node]
-    out: list[Leaf] = []
-    for arg in node.args:
-        out += leaves(arg)
-    return out
+    return [n for n in _walk(node) if isinstance(n, Leaf)]
 
 
 def n_leaves(node: Formula) -> int:
-    return len(leaves(node))
+    return sum(isinstance(n, Leaf) for n in _walk(node))
 
 
 def dimension(node: str | Formula, n_variables: int) -> int:
@@ -363,14 +514,12 @@ def evaluate(node: str | Formula, values: Sequence[np.ndarray],
     n_vals = n_leaves(node)
     if len(values) != n_vals:
         raise InputError(f"formula has {n_vals} leaves, got {len(values)} value arrays")
-    return _evaluate(node, iter(values))
+    given = iter(values)
+    return fold(node, lambda leaf: np.asarray(next(given), dtype=bool), _apply_table)
 
 
-def _evaluate(node: Formula, values) -> np.ndarray:
-    """``evaluate`` of a parsed tree, the leaves' arrays taken from the iterator ``values``."""
-    if isinstance(node, Leaf):
-        return np.asarray(next(values), dtype=bool)
-    args = [_evaluate(a, values) for a in node.args]
+def _apply_table(node: Op, args: list[np.ndarray]) -> np.ndarray:
+    """The operator's truth table applied to its operands' Boolean arrays (broadcasting)."""
     table = np.asarray(node.operator.truth_table, dtype=bool)
     index = np.zeros(np.broadcast_shapes(*(a.shape for a in args)), dtype=np.intp)
     for a in args:

@@ -13,12 +13,14 @@ Leaves are named a, b, c, ... in left-to-right order (the names do not matter fo
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from sklearn.utils import check_random_state
 
 from interp import InputError
 
-from .formula import Formula, Leaf, Op, leaves, parse, to_string
+from .formula import Formula, Leaf, Op, fold, leaves, parse, to_string
 from .operators import generator_operators
 
 __all__ = ["random_formula", "leaf_name", "formula_stats"]
@@ -32,11 +34,11 @@ def leaf_name(i: int) -> str:
     return letter if i < 26 else f"{letter}{i // 26}"
 
 
-def _rename(node: Formula, counter: list[int]) -> Formula:
-    if isinstance(node, Leaf):
-        counter[0] += 1
-        return Leaf(leaf_name(counter[0] - 1))
-    return Op(node.op, tuple(_rename(a, counter) for a in node.args), node.operator)
+def _renamed(node: Formula) -> Formula:
+    """The tree with its leaves named a, b, c, ... left to right."""
+    counter = itertools.count()
+    return fold(node, lambda leaf: Leaf(leaf_name(next(counter))),
+                lambda op, args: Op(op.op, tuple(args), op.operator))
 
 
 def random_formula(p: float = 0.2, eta: float = 0.5, random_state=None, as_string: bool = True,
@@ -67,7 +69,7 @@ def random_formula(p: float = 0.2, eta: float = 0.5, random_state=None, as_strin
         choice = pool[rng.randint(len(pool))]
         return Op(choice.name, tuple(grow(t + 1) for _ in range(choice.arity)), choice)
 
-    node = _rename(grow(0), [0])
+    node = _renamed(grow(0))
     return to_string(node) if as_string else node
 
 

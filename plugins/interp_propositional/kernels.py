@@ -30,11 +30,12 @@ from sklearn.base import BaseEstimator
 
 from interp import InputError, KernelOperator
 
-from .formula import Formula, Leaf, n_leaves, operators_of, parse
+from .formula import Formula, fold, n_leaves, operators_of, parse
 
 __all__ = [
     "check_binary",
     "propositional_kernel",
+    "propositional_kernel_diagonal",
     "boolean_kernel",
     "normalize_kernel",
     "PropositionalKernel",
@@ -121,7 +122,7 @@ def _gram(fn: Callable, X: np.ndarray, Z: np.ndarray, dense: bool = True) -> np.
         out = np.empty((X.shape[0], Z.shape[0]))
         for start in range(0, X.shape[0], step):
             rows = slice(start, start + step)
-            out[rows] = table[(Xa[rows] @ Za.T).astype(itype)]
+            out[rows] = np.take(table, (Xa[rows] @ Za.T).astype(itype))  # np.take: table[...]'s values, faster
         return out
     keys = np.empty((X.shape[0], Z.shape[0]), dtype=itype)
     for start in range(0, X.shape[0], step):
@@ -131,7 +132,7 @@ def _gram(fn: Callable, X: np.ndarray, Z: np.ndarray, dense: bool = True) -> np.
     present[keys.ravel()] = True
     used = np.flatnonzero(present)
     table[used] = fn(grid_s[used], grid_p[used], grid_q[used], n)
-    return table[keys]
+    return np.take(table, keys)
 
 
 def normalize_kernel(K: np.ndarray, dx: np.ndarray, dz: np.ndarray, X=None, Z=None) -> np.ndarray:
@@ -187,9 +188,7 @@ def _normalized(fn: Callable) -> Callable:
 def _blocks(node: Formula, base: list[list]) -> list[list]:
     """The joint-state blocks of a parsed formula: a leaf's are ``base``; an operator composes
     its operands' with ``KernelOperator.combine`` (the joint-truth-table rule by default)."""
-    if isinstance(node, Leaf):
-        return base
-    return node.operator.combine([_blocks(arg, base) for arg in node.args])
+    return fold(node, lambda leaf: base, lambda op, args: op.operator.combine(args))
 
 
 def _check_size(node: Formula, n: int) -> None:
@@ -209,6 +208,18 @@ def _prop_fn(node: Formula) -> Callable:
         return np.broadcast_to(_blocks(node, base)[1][1], np.broadcast_shapes(s.shape, p.shape, q.shape))
 
     return fn
+
+
+def propositional_kernel_diagonal(formula: str | Formula, X, normalize: bool = False,
+                                  operators: Mapping[str, KernelOperator] | None = None) -> np.ndarray:
+    """The self-kernels k(x, x) of the rows of X: the diagonal of ``propositional_kernel(formula,
+    X)`` (the same numbers) without the m x m matrix."""
+    node = parse(formula, operators)
+    X, _ = _pair(X, None)
+    _check_size(node, X.shape[1])
+    fn = _prop_fn(node)
+    p = X.sum(axis=1)
+    return np.array(_normalized(fn)(p, p, p, X.shape[1]) if normalize else fn(p, p, p, X.shape[1]), dtype=float)
 
 
 def propositional_kernel(formula: str | Formula, X, Z=None, normalize: bool = False,

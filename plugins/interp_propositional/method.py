@@ -12,8 +12,9 @@ from sklearn.model_selection import StratifiedKFold
 from interp import Explanation, InputError, progress
 from interp.preprocessing import BinaryLabels, binarize_unless_binary, binary_labels
 
-from .estimator import PropositionalSVC
+from .estimator import PropositionalSVC, uses_approximation
 from .formula import parse
+from .nystroem import check_map_memory
 from .render import RunOutcome, explanation
 
 
@@ -57,23 +58,32 @@ def cross_validated_auc(make: Callable[[], PropositionalSVC], X, y, cv: int, see
 
 
 def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive, normalize,
-        third_party_operators) -> Explanation:
+        third_party_operators, approximate, max_exact_rows, n_landmarks, selection_rows) -> Explanation:
     """Cross-validate, fit on all rows and explain; one keyword per option declared in
-    ``PROPOSITIONAL_METHOD`` (the core converts, bounds and defaults them)."""
+    ``PROPOSITIONAL_METHOD`` (the core converts, bounds and defaults them).
+
+    Whether to approximate is decided once, on all rows, so that the cross-validated models
+    are of the kind of the final one."""
     features = binarize_unless_binary(data.X, data.feature_names, raw=data.raw)
     labels = target_labels(data.y, positive)
     y = labels.values.astype(int)
     _check(formula, select, C, y, cv)
+    approximated = uses_approximation(approximate, len(y), max_exact_rows)
+    if approximated:
+        check_map_memory(len(y), n_landmarks)
     make = functools.partial(
         PropositionalSVC, formula=formula or None, C=C, normalize=normalize, n_candidates=select,
         p=p, eta=eta, max_leaves=max_leaves or None, random_state=ctx.seed, n_jobs=ctx.n_jobs,
-        third_party_operators=third_party_operators)
+        third_party_operators=third_party_operators, approximate="always" if approximated else "never",
+        n_landmarks=n_landmarks, selection_rows=selection_rows)
     aucs = cross_validated_auc(make, features.X, y, cv, ctx.seed)
     est = make().fit(features.X, y)
     params = {"formula": formula, "select": select, "C": C, "p": p, "eta": eta, "max_leaves": max_leaves,
               "cv": cv, "top": top, "positive": str(labels.positive), "normalize": normalize,
-              "third_party_operators": third_party_operators, "seed": ctx.seed}
+              "third_party_operators": third_party_operators, "approximate": approximate,
+              "max_exact_rows": max_exact_rows, "n_landmarks": n_landmarks, "selection_rows": selection_rows,
+              "seed": ctx.seed}
     return explanation(RunOutcome(
         estimator=est, rules=est.explain(top=top, feature_names=list(features.names)), auc_folds=aucs,
         positive=str(labels.positive), negative=str(labels.negative), feature_names=features.names,
-        params=params))
+        params=params, n_rows=len(y)))

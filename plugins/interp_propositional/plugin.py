@@ -31,6 +31,13 @@ PROPOSITIONAL_METHOD = Method(
         Option("normalize", bool, True, "normalise the kernel"),
         Option("third_party_operators", bool, False,
                "let the candidate draw use other plugins' registered operators too"),
+        Option("approximate", str, "auto", "kernel: 'never' the exact Gram matrix, 'always' a Nystroem "
+               "approximation, 'auto' the approximation above --max-exact-rows rows", choices=("auto", "never", "always")),
+        Option("max_exact_rows", int, 10_000, "largest number of rows fitted with the exact Gram matrix "
+               "(8 n^2 bytes: 0.8 GB at 10,000)", min=1),
+        Option("n_landmarks", int, 1000, "landmark rows of the Nystroem approximation", min=1),
+        Option("selection_rows", int, 1000, "the formula is selected on at most this many rows (drawn at "
+               "random beyond)", min=2),
     ),
 )
 

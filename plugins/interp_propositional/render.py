@@ -20,8 +20,9 @@ _CANDIDATES_KEPT, _CANDIDATES_SHOWN = 10, 5
 
 @attrs.frozen
 class RunOutcome:
-    """What one run produced: the model fitted on all rows, its rules, the cross-validated
-    AUC of each fold, the class names behind the labels 1 / 0 and the run's parameters."""
+    """What one run produced: the model fitted on all ``n_rows`` rows, its rules, the
+    cross-validated AUC of each fold, the class names behind the labels 1 / 0 and the run's
+    parameters."""
 
     estimator: Any  # a fitted PropositionalSVC
     rules: TopRules
@@ -30,6 +31,7 @@ class RunOutcome:
     negative: str
     feature_names: tuple[str, ...]
     params: dict
+    n_rows: int
 
     @property
     def given(self) -> bool:
@@ -49,13 +51,15 @@ def _score_card(outcome: RunOutcome, n_var: int, L: int) -> Text:
 def _sections(outcome: RunOutcome, rule_rows: list[dict], candidates: list[dict], n_var: int, L: int) -> list:
     est = outcome.estimator
     how = "given" if outcome.given else f"selected among {outcome.params['select']} by radius-margin ratio"
+    if not outcome.given and est.selection_.n_rows < outcome.n_rows:
+        how += f" on {est.selection_.n_rows:,} of the {outcome.n_rows:,} rows, drawn at random"
     search = "exact, all features enumerated" if outcome.rules.exact else "local search, not guaranteed best"
-    sections = [
-        Formula(est.formula_, title=f"formula ({how})"),
-        _score_card(outcome, n_var, L),
-        Table(("weight", "rule", "supports"), [(r["weight"], r["rule"], r["supports"]) for r in rule_rows],
-              title=f"top rules ({search})"),
-    ]
+    sections = [Formula(est.formula_, title=f"formula ({how})"), _score_card(outcome, n_var, L)]
+    if est.approximation_ is not None:
+        sections.append(Text(f"approximation: {est.approximation_.describe()}; the rules are that model's",
+                             title="kernel approximation"))
+    sections.append(Table(("weight", "rule", "supports"), [(r["weight"], r["rule"], r["supports"]) for r in rule_rows],
+                          title=f"top rules ({search})"))
     if candidates:
         sections.append(Table(("ratio", "formula"),
                               [(c["ratio"], c["formula"]) for c in candidates[:_CANDIDATES_SHOWN]],
@@ -63,10 +67,18 @@ def _sections(outcome: RunOutcome, rule_rows: list[dict], candidates: list[dict]
     return sections
 
 
+def _approximation_metric(est) -> dict:
+    """``{"approximation": "nystroem m=..."}`` for an approximated model, nothing for the exact SVM
+    (whose metrics stay as they were)."""
+    if est.approximation_ is None:
+        return {}
+    return {"approximation": f"nystroem m={est.approximation_.n_landmarks}"}
+
+
 def explanation(outcome: RunOutcome) -> Explanation:
     """The run as an ``interp.Explanation``: sections to read, metrics and payload as JSON."""
     est = outcome.estimator
-    n_var = est.X_fit_.shape[1]
+    n_var = est.n_variables_
     L = n_leaves(parse(est.formula_, est.operators_))
     names = {"1": outcome.positive, "0": outcome.negative}  # the SVC's classes are the labels 1 / 0
     rule_rows = [{"rule": r.rule, "weight": r.weight, "supports": names[r.supports]} for r in outcome.rules.rules]
@@ -74,10 +86,12 @@ def explanation(outcome: RunOutcome) -> Explanation:
     aucs = list(outcome.auc_folds)
     return Explanation(
         params=outcome.params,
-        metrics={"auc": float(np.mean(aucs)), "auc_std": float(np.std(aucs)), "n_leaves": L, "n_variables": n_var},
+        metrics={"auc": float(np.mean(aucs)), "auc_std": float(np.std(aucs)), "n_leaves": L, "n_variables": n_var,
+                 **_approximation_metric(est)},
         payload={"formula": est.formula_, "positive_class": outcome.positive,
                  "negative_class": outcome.negative, "auc_folds": aucs, "rules": rule_rows,
                  "rules_exact": outcome.rules.exact, "candidates": candidates,
+                 "approximation": None if est.approximation_ is None else attrs.asdict(est.approximation_),
                  "feature_names": list(outcome.feature_names)},
         sections=_sections(outcome, rule_rows, candidates, n_var, L),
         estimator=est,

@@ -189,7 +189,8 @@ class KernelSelection:
     """Candidates ranked by the radius-margin ratio (best first).
 
     ``operators``: the operators the candidates use, by name, as resolved when they were
-    scored (so the selection can be reused where they are not registered)."""
+    scored (so the selection can be reused where they are not registered); ``n_rows``: the
+    rows the ratios were computed on."""
 
     formulas: list[str]
     ratios: list[float]
@@ -198,6 +199,7 @@ class KernelSelection:
     n_conflicts: int = 0
     extra: dict = field(default_factory=dict)
     operators: dict[str, KernelOperator] = field(default_factory=dict)
+    n_rows: int = 0
 
     @property
     def best(self) -> str:
@@ -279,4 +281,5 @@ def select_kernel(X, y, n_candidates: int = 30, p: float = 0.4, eta: float = 0.7
         margins=[results[i]["margin"] for i in order],
         n_conflicts=results[0]["n_conflicts"] if results else 0,
         operators=used,
+        n_rows=len(y),
     )

@@ -17,9 +17,9 @@ def _describe(models, X):
     """What a person sees of the fitted models: decisions, predictions and rules."""
     from interp_propositional import explain_svc
 
-    given, selected, svc = models
+    given, selected, svc, approximated = models
     out = {}
-    for name, est in (("given", given), ("selected", selected)):
+    for name, est in (("given", given), ("selected", selected), ("approximated", approximated)):
         rules, exact = est.explain(top=3)
         out[name] = {"formula": est.formula_, "decision": est.decision_function(X).tolist(),
                      "predict": est.predict(X).tolist(), "exact": exact,
@@ -37,6 +37,7 @@ def test_pickled_models_work_without_the_plugins(majority):
         PropositionalSVC(formula="maj(a, ~b, c) | nand(d, e)", C=10).fit(X, y),  # a third-party operator
         PropositionalSVC(n_candidates=4, random_state=0, max_leaves=4).fit(X, y),
         SVC(kernel=PropositionalKernel("a ^ ~b"), C=10).fit(X, y),
+        PropositionalSVC(formula="maj(a, ~b, c) | d", approximate="always", n_landmarks=12, random_state=0).fit(X, y),
     )
     assert set(models[0].operators_) == {"or", "maj", "not", "nand"}
     check_stands_alone(_describe, models, X, disabled=["propositional"])

@@ -95,6 +95,22 @@ def test_estimator_pickles_and_explains(votes):
     clone(est)
 
 
+def test_nystroem_map_in_a_pipeline(votes):
+    """The map is a scikit-learn transformer: a pipeline binarises, maps and fits a linear SVM."""
+    from sklearn.linear_model import SGDClassifier
+
+    from interp_propositional import PropositionalNystroem
+
+    raw, y = votes
+    pipe = make_pipeline(TabularBinarizer(), PropositionalNystroem("a & ~b", n_components=100, random_state=0),
+                         SGDClassifier(loss="hinge", random_state=0))
+    assert pipe.get_params()["propositionalnystroem__n_components"] == 100
+    pipe.fit(raw, y)
+    assert pipe.score(raw, y) > 0.9
+    again = joblib.load(_dump(clone(pipe).fit(raw, y)))
+    np.testing.assert_array_equal(again.decision_function(raw), pipe.decision_function(raw))
+
+
 def _dump(obj):
     import io
 
@@ -104,6 +120,8 @@ def _dump(obj):
     return buf
 
 
-@parametrize_with_checks([TabularBinarizer(), PropositionalSVC(formula="a | ~b", binarize="auto")])
+@parametrize_with_checks([TabularBinarizer(), PropositionalSVC(formula="a | ~b", binarize="auto"),
+                          PropositionalSVC(formula="a | ~b", binarize="auto", approximate="always", n_landmarks=20,
+                                           random_state=0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
