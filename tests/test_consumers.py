@@ -70,26 +70,12 @@ def _probe_run(data, ctx):
     return interp.Explanation(metrics={"n": data.n_samples})
 
 
-class ProbePlugin:
-    @interp.hookimpl
-    def register_penalties(self, register):
-        register(ProbePenalty())
-
-    @interp.hookimpl
-    def register_ridge_families(self, register):
-        register(ProbeFamily())
-
-    @interp.hookimpl
-    def register_embeddings(self, register):
-        register(ProbeEmbedding())
-
-    @interp.hookimpl
-    def register_kernel_operators(self, register):
-        register(ProbeOperator())
-
-    @interp.hookimpl
-    def register_methods(self, register):
-        register(interp.Method("probe_method", "Records that it ran.", _probe_run))
+class ProbePlugin(interp.Plugin):
+    ridge_families = (ProbeFamily(),)
+    penalties = (ProbePenalty(),)
+    embeddings = (ProbeEmbedding(),)
+    kernel_operators = (ProbeOperator(),)
+    methods = (interp.Method("probe_method", "Records that it ran.", _probe_run),)
 
 
 def _binary_data(rng, n=60, d=4):

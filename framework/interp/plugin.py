@@ -22,6 +22,19 @@ from .hookspecs import hookimpl
 __all__ = ["Plugin"]
 
 
+def _registers(attribute: str):
+    """A ``register_*`` hook that registers every component in the class attribute ``attribute``."""
+
+    @hookimpl
+    def hook(self, register):
+        for component in getattr(self, attribute):
+            register(component)
+
+    hook.__name__ = hook.__qualname__ = f"register_{attribute}"
+    hook.__doc__ = f"Register every component of ``{attribute}``."
+    return hook
+
+
 class Plugin:
     """Registers the components named by its class attributes, one hook per catalogue."""
 
@@ -31,27 +44,8 @@ class Plugin:
     kernel_operators: ClassVar[tuple[KernelOperator, ...]] = ()
     methods: ClassVar[tuple[Method, ...]] = ()
 
-    @hookimpl
-    def register_ridge_families(self, register):
-        for family in self.ridge_families:
-            register(family)
-
-    @hookimpl
-    def register_penalties(self, register):
-        for penalty in self.penalties:
-            register(penalty)
-
-    @hookimpl
-    def register_embeddings(self, register):
-        for embedding in self.embeddings:
-            register(embedding)
-
-    @hookimpl
-    def register_kernel_operators(self, register):
-        for operator in self.kernel_operators:
-            register(operator)
-
-    @hookimpl
-    def register_methods(self, register):
-        for method in self.methods:
-            register(method)
+    register_ridge_families = _registers("ridge_families")
+    register_penalties = _registers("penalties")
+    register_embeddings = _registers("embeddings")
+    register_kernel_operators = _registers("kernel_operators")
+    register_methods = _registers("methods")
