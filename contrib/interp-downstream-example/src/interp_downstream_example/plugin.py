@@ -15,20 +15,15 @@ from .components import AllOf, Sigmoid
 from .reporting import MarkdownReporter, Reporter
 
 
-class DownstreamPlugin:
+class DownstreamPlugin(interp.Plugin):
     """Adds the ``register_reporters`` hook and registers the library's components."""
+
+    ridge_families = (Sigmoid(),)
+    kernel_operators = (AllOf(3),)
 
     @interp.hookimpl
     def add_hookspecs(self, pluginmanager):
         pluginmanager.add_hookspecs(hookspecs)
-
-    @interp.hookimpl
-    def register_ridge_families(self, register):
-        register(Sigmoid())
-
-    @interp.hookimpl
-    def register_kernel_operators(self, register):
-        register(AllOf(3))
 
 
 class ReportersPlugin:
