@@ -5,7 +5,8 @@ rows and 5,000 test rows: the exact SVM's Gram matrix of 10,000 rows (0.8 GB) st
 each formula, ``PropositionalSVC(approximate="never")`` and ``approximate="always"`` (Nystroem
 map on m landmarks + linear SVM by SGD) are fitted with C = 1, the normalised kernel and
 random_state 0, and their test AUCs compared; "selected" is the formula the radius-margin ratio
-picks among 30 candidates on 500 training rows (the same for both fits).
+picks among 30 candidates on ``selection_rows`` = 1,000 training rows (the default; the same for
+both fits).
 
 Data sets: the synthetic design of ``benchmarks/scaling.py`` (30 standard normal features,
 binarised by ``TabularBinarizer`` into 90 binary columns), and UCI adult as processed by Ustun &

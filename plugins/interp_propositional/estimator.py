@@ -21,7 +21,7 @@ from interp.preprocessing import binarize_unless_binary
 
 from .explain import TopRules, explain_expansion, explain_svc
 from .formula import operators_of, parse, to_string
-from .kernels import check_binary, propositional_kernel
+from .kernels import check_binary, check_count, propositional_kernel
 from .nystroem import PropositionalNystroem, check_map_memory
 from .selection import select_kernel
 
@@ -127,9 +127,7 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
         if self.binarize not in _BINARIZE_MODES:
             raise InputError(f"binarize must be 'error' or 'auto', got {self.binarize!r}")
         for name in ("max_exact_rows", "n_landmarks", "selection_rows"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
+            check_count(getattr(self, name), name)
         approximate = uses_approximation(self.approximate, X.shape[0], self.max_exact_rows)
         features = binarize_unless_binary(X, self._names(X), mode=_BINARIZE_MODES[self.binarize])
         self.binarizer_ = features.binarizer

@@ -200,8 +200,7 @@ def explain_expansion(rows, coef, formula, normalize: bool, classes, feature_nam
     coef = np.asarray(coef, dtype=float)
     if normalize:
         diag = propositional_kernel_diagonal(node, rows) if len(rows) else np.zeros(0)
-        with np.errstate(divide="ignore"):
-            coef = np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+        coef = np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
     return top_rules(node, rows, coef, feature_names, top, reference=rows if reference is None else reference,
                      classes=tuple(str(c) for c in classes), **options)
 

@@ -190,9 +190,7 @@ def _render(node: Formula, leaf: Callable[[Leaf], str], pieces: Callable[[Op], l
 
 
 # tokens and grammar ----------------------------------------------------------------------------
-_TOKEN = re.compile(
-    r"\s*(?:(?P<iff><->)|(?P<imp>->)|(?P<name>[A-Za-z_][A-Za-z0-9_.=]*)|(?P<sym>[~!&|^(),]))"
-)
+_TOKEN = re.compile(r"(?P<iff><->)|(?P<imp>->)|(?P<name>[A-Za-z_][A-Za-z0-9_.=]*)|(?P<sym>[~!&|^(),])")
 _WORD_OPS = {"and": "&", "or": "|", "not": "~"}
 _ALIASES = {"!": "~", **_WORD_OPS}
 
@@ -227,15 +225,18 @@ def _tokenize(text: str) -> list[tuple[str, str, int]]:
             pos += 1
         if pos >= len(text):
             break
-        match = _TOKEN.match(text, pos)
-        if match is None or match.end() == pos:
+        match = _TOKEN.match(text, pos)  # every token is at least one character
+        if match is None:
             raise FormulaError(f"unexpected character {text[pos]!r}", text, pos)
-        start = match.start(match.lastgroup)
-        kind, value = match.lastgroup, match.group(match.lastgroup)
-        tokens.append(("name" if kind == "name" else value, value, start))
+        value = match.group()
+        tokens.append(("name" if match.lastgroup == "name" else value, value, pos))
         pos = match.end()
     tokens.append(("end", "", len(text)))
     return tokens
+
+
+def _arity_problem(name: str, arity: int, got: int) -> str:
+    return f"operator {name!r} takes {arity} operand{'s' * (arity != 1)}, got {got}"
 
 
 @dataclass(frozen=True)
@@ -386,8 +387,7 @@ class _Parser:
         del self.operands[bracket.base:]
         arity = self.ops[bracket.call].arity
         if len(args) != arity:
-            raise self.error(f"operator {bracket.call!r} takes {arity} operand{'s' * (arity != 1)}, "
-                             f"got {len(args)}", bracket.pos)
+            raise self.error(_arity_problem(bracket.call, arity, len(args)), bracket.pos)
         self.operands.append(Op(bracket.call, args, self.ops[bracket.call]))
 
 
@@ -403,8 +403,7 @@ def _bind(node: Formula, known: Mapping[str, KernelOperator]) -> Formula:
         if op is None:
             raise InputError(f"unknown kernel operator {current.op!r}; registered: {', '.join(sorted(known))}")
         if op.arity != len(args):
-            raise InputError(f"operator {current.op!r} takes {op.arity} operand{'s' * (op.arity != 1)}, "
-                             f"got {len(args)}")
+            raise InputError(_arity_problem(current.op, op.arity, len(args)))
         return Op(current.op, tuple(args), op)
 
     return fold(node, lambda leaf: leaf, bind)

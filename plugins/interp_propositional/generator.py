@@ -41,6 +41,36 @@ def _renamed(node: Formula) -> Formula:
                 lambda op, args: Op(op.op, tuple(args), op.operator))
 
 
+def _grow(p: float, eta: float, rng, pool: tuple, negation) -> Formula:
+    """Draw a tree node by node, in the order of the recursive definition (a node, then its
+    operands left to right), with an explicit stack: a deep draw is an InputError at
+    ``_MAX_NODES`` nodes, never a RecursionError.
+
+    ``todo`` holds depths still to draw (int) and operators waiting for their operands; the
+    operands of a node are drawn one after another, so they finish in order on ``done``."""
+    todo: list = [0]
+    done: list[Formula] = []
+    size = 0
+    while todo:
+        item = todo.pop()
+        if not isinstance(item, int):
+            args = tuple(done[len(done) - item.arity:])
+            del done[len(done) - item.arity:]
+            done.append(Op(item.name, args, item))
+            continue
+        size += 1
+        if size > _MAX_NODES:
+            raise InputError(f"p={p}, eta={eta} make formulas with more than {_MAX_NODES} nodes")
+        if rng.random_sample() < 1.0 - p ** (eta * item):
+            leaf: Formula = Leaf("x")
+            done.append(leaf if rng.random_sample() < 0.5 else Op(negation.name, (leaf,), negation))
+            continue
+        choice = pool[rng.randint(len(pool))]
+        todo.append(choice)
+        todo.extend([item + 1] * choice.arity)
+    return done[0]
+
+
 def random_formula(p: float = 0.2, eta: float = 0.5, random_state=None, as_string: bool = True,
                    operators=None):
     """Draw one random formula (string, or parsed tree with ``as_string=False``).
@@ -57,19 +87,7 @@ def random_formula(p: float = 0.2, eta: float = 0.5, random_state=None, as_strin
     pool = generator_operators() if operators is None else tuple(operators)
     # a negated leaf: the pool's ``not``, else the registered negation (the operator of ``~``)
     negation = next((op for op in pool if op.name == "not"), None) or parse("~a").operator
-    size = [0]
-
-    def grow(t: int) -> Formula:
-        size[0] += 1
-        if size[0] > _MAX_NODES:
-            raise InputError(f"p={p}, eta={eta} make formulas with more than {_MAX_NODES} nodes")
-        if rng.random_sample() < 1.0 - p ** (eta * t):
-            leaf: Formula = Leaf("x")
-            return leaf if rng.random_sample() < 0.5 else Op(negation.name, (leaf,), negation)
-        choice = pool[rng.randint(len(pool))]
-        return Op(choice.name, tuple(grow(t + 1) for _ in range(choice.arity)), choice)
-
-    node = _renamed(grow(0))
+    node = _renamed(_grow(p, eta, rng, pool, negation))
     return to_string(node) if as_string else node
 
 

@@ -34,6 +34,7 @@ from .formula import Formula, fold, n_leaves, operators_of, parse
 
 __all__ = [
     "check_binary",
+    "check_count",
     "propositional_kernel",
     "propositional_kernel_diagonal",
     "boolean_kernel",
@@ -70,6 +71,13 @@ def check_binary(X, what: str = "X") -> np.ndarray:
             "encode it with interp_propositional.TabularBinarizer first"
         )
     return arr
+
+
+def check_count(value, name: str) -> int:
+    """``value`` as an int when it is a positive integer (not a bool), else a one-line InputError."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
 
 
 def _pair(X, Z) -> tuple[np.ndarray, np.ndarray]:
@@ -210,16 +218,21 @@ def _prop_fn(node: Formula) -> Callable:
     return fn
 
 
+def _triple_fn(node: Formula, n: int, normalize: bool) -> Callable:
+    """The kernel of a parsed formula on ``n`` variables as a function of (s, p, q, n),
+    normalised when asked; an InputError when its n^L features are beyond float64."""
+    _check_size(node, n)
+    fn = _prop_fn(node)
+    return _normalized(fn) if normalize else fn
+
+
 def propositional_kernel_diagonal(formula: str | Formula, X, normalize: bool = False,
                                   operators: Mapping[str, KernelOperator] | None = None) -> np.ndarray:
     """The self-kernels k(x, x) of the rows of X: the diagonal of ``propositional_kernel(formula,
     X)`` (the same numbers) without the m x m matrix."""
-    node = parse(formula, operators)
     X, _ = _pair(X, None)
-    _check_size(node, X.shape[1])
-    fn = _prop_fn(node)
     p = X.sum(axis=1)
-    return np.array(_normalized(fn)(p, p, p, X.shape[1]) if normalize else fn(p, p, p, X.shape[1]), dtype=float)
+    return np.array(_triple_fn(parse(formula, operators), X.shape[1], normalize)(p, p, p, X.shape[1]), dtype=float)
 
 
 def propositional_kernel(formula: str | Formula, X, Z=None, normalize: bool = False,
@@ -232,12 +245,8 @@ def propositional_kernel(formula: str | Formula, X, Z=None, normalize: bool = Fa
     ``operators`` (name -> ``KernelOperator``, default: the registry) resolves the formula's
     operators when it is a string.
     """
-    node = parse(formula, operators)
     X, Z = _pair(X, Z)
-    n = X.shape[1]
-    _check_size(node, n)
-    fn = _prop_fn(node)
-    return _gram(_normalized(fn) if normalize else fn, X, Z)
+    return _gram(_triple_fn(parse(formula, operators), X.shape[1], normalize), X, Z)
 
 
 # Boolean kernels -----------------------------------------------------------------------------

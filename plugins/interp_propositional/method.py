@@ -59,11 +59,15 @@ def cross_validated_auc(make: Callable[[], PropositionalSVC], X, y, cv: int, see
 
 def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive, normalize,
         third_party_operators, approximate, max_exact_rows, n_landmarks, selection_rows) -> Explanation:
-    """Cross-validate, fit on all rows and explain; one keyword per option declared in
-    ``PROPOSITIONAL_METHOD`` (the core converts, bounds and defaults them).
+    """Cross-validate, fit on all rows and explain.
+
+    Seventeen keywords, one per option declared in ``PROPOSITIONAL_METHOD``: the core passes
+    every option by name, converted, bounded and defaulted, so the signature is the option
+    list (as for every built-in method) and a settings record would only repeat it.
 
     Whether to approximate is decided once, on all rows, so that the cross-validated models
-    are of the kind of the final one."""
+    are of the kind of the final one; a map too big for memory is refused here, before the
+    cross-validation, whose smaller folds would fit it."""
     features = binarize_unless_binary(data.X, data.feature_names, raw=data.raw)
     labels = target_labels(data.y, positive)
     y = labels.values.astype(int)

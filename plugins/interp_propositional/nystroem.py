@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 from interp import InputError, KernelOperator
 
 from .formula import operators_of, parse, to_string
-from .kernels import check_binary, propositional_kernel
+from .kernels import check_binary, check_count, propositional_kernel
 
 __all__ = ["PropositionalNystroem", "draw_landmarks", "kernel_blocks", "check_map_memory", "EIGEN_CUT",
            "BLOCK_ENTRIES", "MAP_MEMORY_LIMIT"]
@@ -120,12 +120,10 @@ class PropositionalNystroem(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         X = check_binary(validate_data(self, X))
-        if isinstance(self.n_components, bool) or not isinstance(self.n_components, (int, np.integer)) \
-                or self.n_components < 1:
-            raise InputError(f"n_components must be a positive integer, got {self.n_components!r}")
+        n_components = check_count(self.n_components, "n_components")
         node = parse(self.formula)
         self.formula_, self.operators_ = to_string(node), operators_of(node)
-        self.landmarks_ = X[draw_landmarks(X, int(self.n_components), self.random_state)]
+        self.landmarks_ = X[draw_landmarks(X, n_components, self.random_state)]
         K = propositional_kernel(self.formula_, self.landmarks_, normalize=self.normalize, operators=self.operators_)
         # one BLAS thread: an eigensolver of this size gains little from more, and OpenBLAS
         # threads waiting for a busy core slow it down by an order of magnitude

@@ -13,17 +13,21 @@ R^2 = D - dist(0, hull)^2, the hull distance between the points and the origin. 
 at the box bound C means the hulls intersect (m = 0).  ``solver="slsqp"`` solves the QPs with
 ``scipy.optimize.minimize(method="SLSQP")`` (slow beyond a few hundred examples; used to check
 the default), ``"pgd"`` with an accelerated projected gradient method; either is used for the
-radius of a kernel whose diagonal is not constant.  Rows that occur with both labels (identical binary vectors) can never be
-separated by any kernel; they are left out of the hull distance (``drop_conflicts``).
+radius of a kernel whose diagonal is not constant.  Rows that occur with both labels (identical
+binary vectors) can never be separated by any kernel; they are left out of the hull distance
+(``drop_conflicts``).
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import linalg, optimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
 from interp import InputError, KernelOperator, progress
@@ -100,11 +104,6 @@ _HARD_C = 1e7
 def _svm_norm2(K: np.ndarray, s: np.ndarray) -> float:
     """Squared distance between the hulls of the +1 and -1 points (hard-margin SVM), 0 if they
     intersect."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import SVC
-
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         try:

@@ -154,3 +154,10 @@ def test_the_registry_is_the_only_source_of_operators(monkeypatch):
     monkeypatch.setattr(interp, "get_registry", broken)
     with pytest.raises(RuntimeError, match="registry is broken"):  # not hidden behind the built-ins
         operators()
+
+
+def test_a_draw_too_deep_for_recursion_is_an_input_error():
+    # p, eta near 1 / 0 make leaves rare: the first operand chain passes Python's recursion
+    # limit long before the generator's node budget, which must be what stops the draw
+    with pytest.raises(interp.InputError, match="more than 10000 nodes"):
+        random_formula(0.999, 0.001, 0)

@@ -3,11 +3,10 @@ the same in a process where the propositional plugin (and any third-party one) i
 
 from __future__ import annotations
 
-from interp.testing import check_stands_alone
-
 import numpy as np
 from sklearn.svm import SVC
 
+from interp.testing import check_stands_alone
 from interp_propositional import PropositionalKernel, PropositionalSVC
 
 from .propositional_helpers import random_binary
