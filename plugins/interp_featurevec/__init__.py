@@ -12,6 +12,7 @@ from interp.lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".embedding": ["CooccurrenceSVD", "FeatureMap", "feature_map"],
     ".estimator": ["FeatureVectors"],
-    ".paths": ["brute_force_cooccurrence", "cooccurrence", "ensemble_trees", "extract_paths", "tree_arrays"],
+    ".paths": ["brute_force_cooccurrence", "cooccurrence", "extract_paths", "tree_arrays"],
     ".plots": ["plot_feature_vectors"],
+    ".readers": ["read_trees"],
 })

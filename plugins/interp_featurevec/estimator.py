@@ -18,7 +18,8 @@ from interp.preprocessing import infer_task
 
 from .embedding import align, feature_map
 from .histforest import HistForest, heap_to_children
-from .paths import cooccurrence, ensemble_trees, extract_paths, tree_arrays
+from .paths import cooccurrence, extract_paths, tree_arrays
+from .readers import read_trees
 from .sparseforest import SparseHistForest
 
 DEPTH_GRID = (2, 3, 4, 5, 6)
@@ -159,7 +160,7 @@ class FeatureVectors(BaseEstimator):
         d = X.shape[1]
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1))
         if self.estimator is not None:
-            trees = ensemble_trees(self.estimator)
+            trees = read_trees(self.estimator)
             n_in = getattr(self.estimator, "n_features_in_", None)
             if n_in is not None and n_in != d:
                 raise InputError(f"the estimator was fitted on {n_in} features, X has {d}")
@@ -219,8 +220,8 @@ class FeatureVectors(BaseEstimator):
 
             cls = SparseHistForest if sp.issparse(X) else HistForest
             forest = cls(X, y, classification=classification, max_depth=depth, max_features=k, max_samples=m)
-            feat, _thr, exists = forest.grow(self.n_paths, rng, n_jobs=self.n_jobs, progress=report)
-            return heap_to_children(feat, exists)
+            heaps = forest.grow(self.n_paths, rng, n_jobs=self.n_jobs, progress=report)
+            return heap_to_children(heaps.feature, heaps.exists)
 
     def _choose_depth(self, X, y, classification, k, rng) -> int:
         from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor

@@ -270,8 +270,8 @@ class HistForest:
         return self._cut_table[feats, bins]
 
     # -- whole forest ------------------------------------------------------------------------
-    def grow(self, n_paths: int, rng: np.random.Generator, n_jobs=None, progress=None):
-        """Grow batches until the trees have >= n_paths leaves; returns stacked heap arrays."""
+    def grow(self, n_paths: int, rng: np.random.Generator, n_jobs=None, progress=None) -> Heaps:
+        """Grow batches until the trees have >= n_paths leaves; returns their heaps stacked."""
         feats, thrs, exs = [], [], []
         leaves = n_trees = 0
         need = math.ceil(n_paths / 2 ** self.max_depth)
@@ -294,7 +294,7 @@ class HistForest:
                 progress(min(leaves, n_paths))
             per_tree = max(leaves / n_trees, 1.0)
             need = math.ceil((n_paths - leaves) / per_tree * 1.02)
-        return np.concatenate(feats), np.concatenate(thrs), np.concatenate(exs)
+        return Heaps(feature=np.concatenate(feats), threshold=np.concatenate(thrs), exists=np.concatenate(exs))
 
 
 def heap_to_children(feature: np.ndarray, exists: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

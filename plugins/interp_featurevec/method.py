@@ -7,7 +7,7 @@ Which trees are explained:
 * ``--model hgb | xgboost | lightgbm``: that library's gradient-boosted trees are trained on
   the data (``BOOSTED_ROUNDS`` rounds of depth ``--depth``, default ``BOOSTED_DEPTH``; the
   seed and ``--n-jobs`` passed on) and explained through ``FeatureVectors(estimator=model)``,
-  which reads every tree of the model (``paths.ensemble_trees``), so ``--paths`` does not apply;
+  which reads every tree of the model (``readers.read_trees``), so ``--paths`` does not apply;
 * ``--model-file`` (with ``--trust-model-file``): the user's own fitted model, read the same way.
 
 XGBoost and LightGBM are optional: each is imported only when chosen, and its absence is a
@@ -28,7 +28,7 @@ from interp import Explanation, Figure, InputError
 
 from . import render
 from .estimator import EMPTY_MESSAGE, FeatureVectors
-from .paths import ensemble_trees
+from .readers import available_readers, find_reader
 
 RF_DEPTH = 3
 BOOSTED_DEPTH = 6
@@ -73,12 +73,13 @@ def parse_depth(depth, default: int) -> int | str:
 
 
 def _given_model(ctx):
-    """The model of ``interp run --model-file``, checked to have trees a reader reads (None when
-    not given)."""
+    """The model of ``interp run --model-file``, checked to be of a kind a tree reader reads
+    (None when not given).  Only the readers' ``accepts`` runs here: the trees are read once, by
+    ``FeatureVectors.fit``."""
     model = getattr(ctx, "model", None)
     if model is not None:
         try:
-            ensemble_trees(model)
+            find_reader(model, available_readers())
         except InputError as err:
             raise InputError(f"--model-file: {err}") from None
     return model
@@ -134,7 +135,7 @@ def choose_trees(data, ctx, model: str | None, depth) -> Trees:
 
 def _save(fig, plot: str) -> None:
     target = Path(plot)
-    if target.parent and not target.parent.exists():
+    if not target.parent.exists():
         raise InputError(f"--plot folder {str(target.parent)!r} does not exist")
     fig.savefig(target, dpi=150, bbox_inches="tight")
 
@@ -142,9 +143,10 @@ def _save(fig, plot: str) -> None:
 def run(data, ctx, *, paths, window, depth, embedding, plot, top_k, bootstrap, model):
     """Fit Feature Vectors on the trees ``choose_trees`` picks and explain it.
 
-    One keyword per option of ``FEATUREVEC_METHOD`` (the method contract), where their
-    defaults, bounds and choices are declared once; the core has already checked and filled
-    them in.
+    Ten parameters because the method contract fixes them: the core calls
+    ``run(data, ctx, **options)`` with one keyword per ``Option`` of ``FEATUREVEC_METHOD``
+    (eight), where their defaults, bounds and choices are declared once and already checked and
+    filled in; bundling them into a record here would only restate that declaration.
     """
     if data.n_features < 2:
         raise InputError(f"Feature Vectors needs at least 2 features; {data.name!r} has {data.n_features}")

@@ -1,9 +1,10 @@
 """Root-to-leaf paths ("sentences") of tree ensembles and their co-occurrence counts.
 
 Everything here works on the flat arrays of fitted trees (``children_left``, ``children_right``,
-``feature``, as scikit-learn's ``tree_`` holds them and the readers of ``readers`` produce them): the nodes of all trees are stacked into one array
-and paths are walked upwards one depth level at a time for all leaves at once, so the cost is a
-handful of numpy operations per depth level, never a Python loop per node.
+``feature``, as scikit-learn's ``tree_`` holds them and ``readers.read_trees`` returns them): the
+nodes of all trees are stacked into one array and paths are walked upwards one depth level at a
+time for all leaves at once, so the cost is a handful of numpy operations per depth level, never
+a Python loop per node.
 
 Co-occurrence rule (the one this package uses everywhere): a sentence ``s`` of length ``L`` is
 the list of features split on from the root down to a leaf.  For every pair of positions
@@ -22,16 +23,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["tree_arrays", "ensemble_trees", "extract_paths", "cooccurrence", "sentences"]
-
-
-def ensemble_trees(model) -> list:
-    """The trees of a fitted model, one node record per tree, read by the first tree reader that
-    accepts it (scikit-learn, HistGradientBoosting, XGBoost, LightGBM, or a plugin's; see
-    ``interp_featurevec.readers``)."""
-    from .readers import read_trees
-
-    return read_trees(model)
+__all__ = ["tree_arrays", "extract_paths", "cooccurrence", "sentences"]
 
 
 def tree_arrays(trees: Iterable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -54,8 +54,10 @@ class TreeNodes:
     categories, not a threshold) and ``leaf_id``, the library's own number of each leaf (what
     its ``apply`` / ``pred_leaf=True`` reports), -1 at internal nodes.  Left out, they default
     to NaN, False, False and the node index.  Construction normalises what a library stores
-    in unused slots: a node with ``children_left < 0`` is a leaf, its children and feature become
-    -1 and its threshold NaN; ``leaf_id`` of an internal node becomes -1.
+    in unused slots, so a reader passes the library's arrays as they are: a node with
+    ``children_left < 0`` is a leaf, its children and feature become -1, its threshold NaN and
+    its flags False; the threshold of a categorical split becomes NaN; ``leaf_id`` of an
+    internal node becomes -1.
     """
 
     children_left: np.ndarray = attrs.field(converter=_optional(np.int64))
@@ -73,11 +75,12 @@ class TreeNodes:
         if any(shape != (n,) for shape in sizes.values()):
             raise ValueError(f"TreeNodes arrays must be 1-D of one length; got shapes {sizes}")
         leaf = self.children_left < 0
+        no_threshold = leaf if self.categorical is None else leaf | self.categorical
         fill = {
             "children_left": np.where(leaf, -1, self.children_left),
             "children_right": np.where(leaf, -1, self.children_right),
             "feature": np.where(leaf, -1, self.feature),
-            "threshold": np.full(n, np.nan) if self.threshold is None else np.where(leaf, np.nan, self.threshold),
+            "threshold": np.full(n, np.nan) if self.threshold is None else np.where(no_threshold, np.nan, self.threshold),
             "missing_left": np.zeros(n, bool) if self.missing_left is None else self.missing_left & ~leaf,
             "leaf_id": np.where(leaf, np.arange(n) if self.leaf_id is None else self.leaf_id, -1),
             "categorical": np.zeros(n, bool) if self.categorical is None else self.categorical & ~leaf,
@@ -168,15 +171,19 @@ def _not_fitted(model: Any, what: str) -> InputError:
     return InputError(f"{type(model).__name__} is not fitted (no {what}); fit it before reading its trees")
 
 
+def _in_columns(feature: np.ndarray, columns: np.ndarray | None) -> np.ndarray:
+    """Feature indices of the columns a tree was fitted on as columns of ``X`` (``columns[i]``
+    is the column of ``X`` of the tree's feature ``i``; None: the same).  Leaves, whatever they
+    hold, map to column 0 and ``TreeNodes`` resets them to -1."""
+    return feature if columns is None else columns[np.maximum(feature, 0)]
+
+
 # -- scikit-learn trees and forests ------------------------------------------------------------
 
 def _sklearn_tree(tree: Any, columns: np.ndarray | None) -> TreeNodes:
-    left = np.asarray(tree.children_left)
-    feature = np.asarray(tree.feature)
-    if columns is not None:
-        feature = np.where(left >= 0, columns[np.maximum(feature, 0)], -1)
     missing = getattr(tree, "missing_go_to_left", None)  # scikit-learn >= 1.3
-    return TreeNodes(left, tree.children_right, feature, tree.threshold, missing)
+    return TreeNodes(tree.children_left, tree.children_right, _in_columns(tree.feature, columns), tree.threshold,
+                     missing)
 
 
 def _sklearn_trees(model: Any, columns: np.ndarray | None = None) -> list[TreeNodes]:
@@ -240,15 +247,11 @@ def _hgb_columns(model: Any) -> np.ndarray | None:
 
 
 def _hgb_tree(nodes: np.ndarray, columns: np.ndarray | None) -> TreeNodes:
-    leaf = nodes["is_leaf"].astype(bool)
-    feature = nodes["feature_idx"].astype(np.int64)
-    if columns is not None:
-        feature = np.where(leaf, -1, columns[np.where(leaf, 0, feature)])
-    categorical = nodes["is_categorical"].astype(bool)
-    return TreeNodes(np.where(leaf, -1, nodes["left"].astype(np.int64)),
-                     np.where(leaf, -1, nodes["right"].astype(np.int64)), feature,
-                     np.where(categorical, np.nan, nodes["num_threshold"]),
-                     nodes["missing_go_to_left"].astype(bool), categorical=categorical)
+    """One predictor's ``nodes`` record array (a leaf's ``left`` is 0, so it is set to -1;
+    ``left`` is unsigned, so it is made signed first)."""
+    return TreeNodes(np.where(nodes["is_leaf"].astype(bool), -1, nodes["left"].astype(np.int64)), nodes["right"],
+                     _in_columns(nodes["feature_idx"].astype(np.int64), columns), nodes["num_threshold"],
+                     nodes["missing_go_to_left"], categorical=nodes["is_categorical"])
 
 
 class HistGradientBoostingReader(TreeReader):
@@ -275,12 +278,10 @@ class HistGradientBoostingReader(TreeReader):
 # -- XGBoost -----------------------------------------------------------------------------------
 
 def _xgboost_tree(tree: dict) -> TreeNodes:
-    left = np.asarray(tree["left_children"], dtype=np.int64)
-    threshold = np.asarray(tree["split_conditions"], dtype=np.float32).astype(np.float64)
-    categorical = np.asarray(tree["split_type"], dtype=bool)
-    nodes = TreeNodes(left, tree["right_children"], tree["split_indices"],
-                      np.where(categorical, np.nan, threshold), np.asarray(tree["default_left"], dtype=bool),
-                      np.arange(left.shape[0]), categorical)
+    """One tree of the JSON model; its thresholds are float32 values, as XGBoost compares them."""
+    threshold = np.asarray(tree["split_conditions"], dtype=np.float32)
+    nodes = TreeNodes(tree["left_children"], tree["right_children"], tree["split_indices"], threshold,
+                      tree["default_left"], categorical=tree["split_type"])
     return keep_reachable(nodes) if int(tree["tree_param"].get("num_deleted", 0)) else nodes
 
 
@@ -339,22 +340,23 @@ def _lightgbm_tree(fields: dict[str, str]) -> TreeNodes:
     n_internal = n_leaves - 1
     if n_internal == 0:
         return TreeNodes([-1], [-1], [-1], leaf_id=[0])
-    left, right = (_numbers(fields[key], np.int64) for key in ("left_child", "right_child"))
+
+    def children(key: str) -> np.ndarray:  # leaf k, coded ~k, is node L-1+k; leaves get -1
+        codes = _numbers(fields[key], np.int64)
+        return np.concatenate([np.where(codes >= 0, codes, n_internal + ~codes), np.full(n_leaves, -1)])
+
+    def with_leaves(values: np.ndarray) -> np.ndarray:  # leaves' slots: TreeNodes resets them
+        return np.pad(values, (0, n_leaves))
+
     decision = _numbers(fields["decision_type"], np.int64)
     threshold = _numbers(fields["threshold"], np.float64)
     categorical = (decision & _LGB_CATEGORICAL).astype(bool)
     default_left = (decision & _LGB_DEFAULT_LEFT).astype(bool)
     none_type = (decision >> 2) & 3 == _LGB_MISSING_NONE
-    leaves = np.full(n_leaves, -1, dtype=np.int64)
-    return TreeNodes(
-        np.concatenate([np.where(left >= 0, left, n_internal + ~left), leaves]),
-        np.concatenate([np.where(right >= 0, right, n_internal + ~right), leaves]),
-        np.concatenate([_numbers(fields["split_feature"], np.int64), leaves]),
-        np.concatenate([np.where(categorical, np.nan, threshold), np.full(n_leaves, np.nan)]),
-        np.concatenate([np.where(none_type & ~categorical, 0.0 <= threshold, default_left), np.zeros(n_leaves, bool)]),
-        np.concatenate([leaves[:n_internal], np.arange(n_leaves)]),
-        np.concatenate([categorical, np.zeros(n_leaves, bool)]),
-    )
+    return TreeNodes(children("left_child"), children("right_child"),
+                     with_leaves(_numbers(fields["split_feature"], np.int64)), with_leaves(threshold),
+                     with_leaves(np.where(none_type & ~categorical, 0.0 <= threshold, default_left)),
+                     np.arange(-n_internal, n_leaves), with_leaves(categorical))
 
 
 def _lightgbm_blocks(text: str) -> Iterable[dict[str, str]]:

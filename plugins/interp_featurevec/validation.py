@@ -44,6 +44,10 @@ class GaussianKnockoffLaw:
     shift: np.ndarray  # Sigma^-1 D
     root: np.ndarray  # a square root of 2 D - D Sigma^-1 D
 
+    def draw(self, X: np.ndarray, mu: np.ndarray, noise: np.ndarray) -> np.ndarray:
+        """Knockoffs of the rows ``X`` of a Gaussian of mean ``mu``, from standard normal ``noise``."""
+        return X - (X - mu) @ self.shift + noise @ self.root.T
+
 
 def gaussian_knockoff_law(Sigma: np.ndarray, shrink: float = 1e-6) -> GaussianKnockoffLaw:
     """The conditional law of the equicorrelated construction (see ``gaussian_knockoffs``)."""
@@ -75,8 +79,7 @@ def gaussian_knockoffs(X, random_state=None, shrink: float = 1e-6) -> np.ndarray
     n, d = X.shape
     mu = X.mean(axis=0)
     law = gaussian_knockoff_law(np.cov(X, rowvar=False).reshape(d, d), shrink)
-    mean = X - (X - mu) @ law.shift
-    return mean + rng.standard_normal((n, d)) @ law.root.T
+    return law.draw(X, mu, rng.standard_normal((n, d)))
 
 
 def mixture_knockoffs(X, n_components: int = 3, random_state=None, shrink: float = 1e-6) -> np.ndarray:
@@ -105,8 +108,7 @@ def mixture_knockoffs(X, n_components: int = 3, random_state=None, shrink: float
     Xk = np.empty_like(X)
     for k in range(n_components):
         rows = component == k
-        law = gaussian_knockoff_law(gmm.covariances_[k], shrink)
-        Xk[rows] = X[rows] - (X[rows] - gmm.means_[k]) @ law.shift + noise[rows] @ law.root.T
+        Xk[rows] = gaussian_knockoff_law(gmm.covariances_[k], shrink).draw(X[rows], gmm.means_[k], noise[rows])
     return Xk
 
 
@@ -219,7 +221,7 @@ def importance_curves(X, y, importances: dict, *, steps=None, cv: int = 3, rando
     training without them (SDS), for k in ``steps`` (default 1..d-1).
 
     Returns {"steps": array, "sss": {method: array}, "sds": {method: array}}.  The score is
-    accuracy for classification and R^2 for regression (5-fold cross-validated ``cv``).
+    accuracy for classification and R^2 for regression, ``cv``-fold cross-validated.
     """
     from sklearn.base import clone
     from sklearn.model_selection import cross_val_score

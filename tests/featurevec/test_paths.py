@@ -6,14 +6,8 @@ from hypothesis import given, settings, strategies as st
 from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingClassifier, RandomForestClassifier
 
 from interp_featurevec.histforest import HistForest, heap_to_children
-from interp_featurevec.paths import (
-    brute_force_cooccurrence,
-    cooccurrence,
-    ensemble_trees,
-    extract_paths,
-    sentences,
-    tree_arrays,
-)
+from interp_featurevec.paths import brute_force_cooccurrence, cooccurrence, extract_paths, sentences, tree_arrays
+from interp_featurevec.readers import read_trees
 
 
 def recursive_paths(tree):
@@ -42,7 +36,7 @@ def small_forest(seed, n_features=3, depth=4, n_trees=7):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_paths_match_recursive_walk(seed):
     forest = small_forest(seed)
-    trees = ensemble_trees(forest)
+    trees = read_trees(forest)
     P, lengths, leaves = extract_paths(*tree_arrays(trees)[:3])
     expected = [s for t in trees for s in recursive_paths(t)]
     assert sentences(P, lengths) == expected
@@ -54,7 +48,7 @@ def test_paths_match_recursive_walk(seed):
 def test_cooccurrence_equals_brute_force_on_forests(seed, window):
     # 3 features and depth 4: repeated features on a path are common
     forest = small_forest(seed)
-    trees = ensemble_trees(forest)
+    trees = read_trees(forest)
     P, lengths, _ = extract_paths(*tree_arrays(trees)[:3])
     M = cooccurrence(P, 3, window).toarray()
     ref = brute_force_cooccurrence(sentences(P, lengths), 3, window)
@@ -103,7 +97,7 @@ def test_other_ensembles():
     et = ExtraTreesRegressor(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
     gb = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y > 0)
     for model in (et, gb):
-        trees = ensemble_trees(model)
+        trees = read_trees(model)
         P, lengths, _ = extract_paths(*tree_arrays(trees)[:3])
         assert sentences(P, lengths) == [s for t in trees for s in recursive_paths(t)]
 

@@ -15,7 +15,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import interp
 from interp.testing import registered
-from interp_featurevec.paths import ensemble_trees, tree_arrays
+from interp_featurevec.paths import tree_arrays
 from interp_featurevec.readers import (HOOK, TreeNodes, TreeReader, builtin_readers, find_reader, read_trees,
                                        reachable)
 
@@ -63,6 +63,14 @@ def routed(trees, X, strict=False):
     return np.column_stack([route(tree, X, strict) for tree in trees])
 
 
+def sklearn_trees(model):
+    """scikit-learn's own ``tree_`` objects of a tree or ensemble, in ``apply``'s column order:
+    what the paths were read from before there were readers."""
+    if hasattr(model, "tree_"):
+        return [model.tree_]
+    return [est.tree_ for est in np.ravel(model.estimators_)]
+
+
 def split_counts(trees, d=D):
     return np.bincount(np.concatenate([t.feature[t.feature >= 0] for t in trees]), minlength=d)
 
@@ -79,7 +87,7 @@ def test_sklearn_rows_reach_the_leaf_apply_reports(data, make, target, rows):
     X = data[rows]
     model = make().fit(X, data[target])
     trees = read_trees(model)
-    assert len(trees) == len(ensemble_trees(model))
+    assert len(trees) == len(sklearn_trees(model))
     # scikit-learn compares float32(x) <= threshold
     assert np.array_equal(routed(trees, X.astype(np.float32).astype(np.float64)), model.apply(X).reshape(N, -1))
 
@@ -101,7 +109,7 @@ def test_sklearn_bagged_trees_on_column_subsets_name_columns_of_X(data):
 ])
 def test_sklearn_arrays_are_those_paths_read_before_readers(data, make):
     model = make().fit(data["X"], data["multiclass"])
-    for new, old in zip(tree_arrays(read_trees(model)), tree_arrays(ensemble_trees(model))):
+    for new, old in zip(tree_arrays(read_trees(model)), tree_arrays(sklearn_trees(model))):
         assert np.array_equal(new, old)
 
 
