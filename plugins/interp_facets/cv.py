@@ -19,8 +19,8 @@ from .estimators import FacetsClassifier, FacetsRegressor, binary_target
 from .path import fit_path
 from .penalties import L2
 from .problem import Objective, null_threshold
-from .refit import refit_scale
-from .snap import on_grid, snap_to_grid
+from .refit import refit_scale, usable
+from .snap import integrity_rows, snap_to_grid
 from .solver import SolverOptions, solve
 from .validation import (MAX_CV_ROWS, check_eps, check_max_cv_rows, check_max_iter, check_positive,
                          check_snap_tol, check_solver, resolve_penalty)
@@ -107,11 +107,10 @@ class GridTally:
 
     def add(self, k: int, g: int, gamma: float, task: PathTask) -> None:
         """Record the path of fold ``k`` (the whole data when ``k == n_folds``) at gamma index ``g``."""
-        U, d = task.coefs, task.coefs.shape[1]
+        whole, nonzero = integrity_rows(task.coefs)
+        W = gamma * task.coefs
         self.strict[k, g] = task.strict
-        on = on_grid(U)
-        W = gamma * U
-        self.integrity[k, g] = on.mean(axis=1) if d else 1.0
+        self.integrity[k, g] = whole
         self.max_abs[k, g] = np.max(np.abs(W), axis=1, initial=0.0)
         self.l1[k, g] = np.sum(np.abs(W), axis=1)
         self.nonzeros[k, g] = np.sum(W != 0, axis=1)
@@ -120,10 +119,7 @@ class GridTally:
             return
         self.coefs[g], self.intercepts[g] = W, task.intercepts
         self.n_iter[g], self.converged[g] = task.n_iter, task.converged
-        nz = (W != 0) | ~on
-        with np.errstate(invalid="ignore"):
-            share = (on & nz).sum(axis=1) / nz.sum(axis=1)
-            self.integrity_nonzero[g] = np.where(nz.any(axis=1), share, np.nan)
+        self.integrity_nonzero[g] = nonzero
 
     def cv_results(self, gammas: np.ndarray, betas: np.ndarray) -> dict:
         """``cv_results_``: one entry per grid point (gamma-major), as scikit-learn's searches."""
@@ -224,7 +220,7 @@ class _FacetsCVBase(BaseEstimator):
         A = np.full(U.shape[0], gamma)
         if self.refit_scale and self.fit_intercept and X_train is not None:
             a, b = refit_scale(X_train @ U.T, y_train, self._loss)
-            ok = (a > 0) & np.isfinite(a) & np.isfinite(b) & np.any(U != 0, axis=1)
+            ok = usable(a, b) & np.any(U != 0, axis=1)
             A = np.where(ok, a, A)
             B = np.where(ok, b, B)
         Z = A[:, None] * (U @ X.T) + B[:, None]  # (n_beta, n_test)
@@ -260,6 +256,12 @@ class _FacetsCVBase(BaseEstimator):
         if limit is None or explicit or len(y_orig) <= limit:
             return None
         stratify = y_orig if self._loss == "logistic" else None
+        if stratify is not None:
+            classes, counts = np.unique(stratify, return_counts=True)
+            if counts.min() < 2:
+                raise InputError(f"class {classes[counts.argmin()]} has a single row, too few to draw the "
+                                 f"grid's {limit} rows by class; give it more rows or use all rows "
+                                 "(max_cv_rows=None, --max-cv-rows 0)")
         rows, _ = train_test_split(np.arange(len(y_orig)), train_size=limit, stratify=stratify,
                                    random_state=self.random_state)
         return np.sort(rows)

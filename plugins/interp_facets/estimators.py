@@ -16,8 +16,8 @@ from interp.preprocessing import BinaryLabels, binary_labels
 
 from .blas import single_threaded_blas
 from .problem import Objective, SolveResult
-from .refit import refit_scale
-from .snap import GRID_ATOL, on_grid, snap_to_grid
+from .refit import refit_scale, usable
+from .snap import GRID_ATOL, integrity_rows, on_grid, snap_to_grid
 from .solver import SolverOptions, WarmStart, solve
 from .validation import check_max_iter, check_positive, check_snap_tol, check_solver, resolve_penalty
 
@@ -27,16 +27,10 @@ __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "binary_target"]
 def integrity(u: np.ndarray, atol: float = GRID_ATOL) -> tuple[float, float]:
     """(fraction of coordinates of u on the integers, same among the non-zero ones).
 
-    The second value is nan when every coordinate is zero.
+    The second value is nan when every coordinate is zero (see :func:`.snap.integrity_rows`).
     """
-    u = np.asarray(u, dtype=float).ravel()
-    if u.size == 0:
-        return 1.0, float("nan")
-    on = on_grid(u, atol)
-    nz = np.round(u) != 0
-    nz |= ~on
-    frac_nz = float(on[nz].mean()) if nz.any() else float("nan")
-    return float(on.mean()), frac_nz
+    whole, nonzero = integrity_rows(np.ravel(u), atol)
+    return float(whole[0]), float(nonzero[0])
 
 
 def binary_target(estimator, y) -> BinaryLabels:
@@ -129,7 +123,7 @@ class _FacetsBase(BaseEstimator):
         scale, intercept = 1.0, res.intercept
         if self.refit_scale and self.fit_intercept and np.any(u != 0):
             a, b = refit_scale(X @ u, y_num, self._loss)
-            if a[0] > 0 and np.isfinite(a[0]) and np.isfinite(b[0]):
+            if usable(a, b)[0]:
                 scale, intercept = float(a[0] / objective.gamma), float(b[0])
         self.scale_ = scale
         self.gamma_ = objective.gamma * scale

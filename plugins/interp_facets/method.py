@@ -63,8 +63,11 @@ def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, t
         baseline, binarize, n_thresholds, max_cv_rows) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
-    One keyword per option of ``FACETS_METHOD``: the core passes every option, converted and
-    defaulted, so the signature is as long as the option list.
+    Why so many parameters: one keyword per option of ``FACETS_METHOD`` (17), with no
+    defaults.  The options are declared once, in ``plugin.py``; the core
+    (``Method.resolve_options``) converts, checks and defaults every one and calls
+    ``run(data, ctx, **options)``, so the signature is the option list, named, and a record
+    bundling them here would declare them a second time.
     """
     X, names = _check_data(data, *_design(data, binarize, n_thresholds))
     folds = _check_options(lam, gamma, cv, penalty, eps, snap_tol)
@@ -106,6 +109,9 @@ def _design(data, binarize, n_thresholds):
 
 
 def _check_data(data, X, names):
+    """``X`` and ``names`` if the design is finite, the target binary and no column constant (a
+    constant column's points would only shift the threshold); else a one-line InputError.  The
+    loaders have already refused a NaN target."""
     check_finite(X, names)
     classes = np.unique(data.y)
     if classes.size != 2:
@@ -113,9 +119,7 @@ def _check_data(data, X, names):
         raise InputError(
             f"facets needs a binary target; {data.target_name!r} has {classes.size} classes ({shown})"
         )
-    if data.y.dtype.kind == "f" and not np.all(np.isfinite(data.y)):
-        raise InputError(f"target {data.target_name!r} contains NaN")
-    const = [names[j] for j in range(X.shape[1]) if np.all(X[:, j] == X[0, j])]
+    const = [names[j] for j in np.flatnonzero(X.max(axis=0) == X.min(axis=0))]
     if const:
         more = f" and {len(const) - 3} more" if len(const) > 3 else ""
         raise InputError(

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from .datafits import DATAFITS
 
-__all__ = ["refit_scale"]
+__all__ = ["refit_scale", "usable"]
 
 #: Newton iterations of the logistic refit, and step halvings within one
 N_NEWTON, N_HALVINGS = 30, 30
@@ -34,6 +34,12 @@ def refit_scale(S: np.ndarray, y: np.ndarray, loss: str, ridge: float = 1e-6,
     if loss == "squared":
         return _squared_refit(S, y, ridge)
     return _logistic_refit(S, y, ridge, n_newton)
+
+
+def usable(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Where a refit ``(a, b)`` may replace the penalised fit's scale and intercept: a positive,
+    finite scale (a flipped sign would reverse the card) and a finite intercept."""
+    return (a > 0) & np.isfinite(a) & np.isfinite(b)
 
 
 def _squared_refit(S, y, ridge):

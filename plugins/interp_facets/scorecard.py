@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from interp import InputError
 from interp.preprocessing import binary_labels
 
-from .refit import refit_scale
+from .refit import refit_scale, usable
 from .render import card_markdown, card_text, fmt
 from .snap import on_grid
 
@@ -158,9 +158,9 @@ def rounded_baseline(X, y, gamma: float, kind: str = "none", C: float = 1.0,
     """The honest baseline: a plain logistic regression, its coefficients rounded to gamma * Z.
 
     ``kind="none"``: unpenalised; ``kind="l1"``: L1-penalised with inverse strength ``C``
-    (liblinear, which visits the coordinates in an order drawn from ``random_state``).  With ``refit_threshold`` the rounded points are frozen and the scale and
-    intercept re-fitted (the same post-processing FacetsClassifier applies by default), else the
-    fitted intercept is kept.
+    (liblinear, which visits the coordinates in an order drawn from ``random_state``).  With
+    ``refit_threshold`` the rounded points are frozen and the scale and intercept re-fitted (the
+    same post-processing FacetsClassifier applies by default), else the fitted intercept is kept.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
@@ -177,7 +177,7 @@ def rounded_baseline(X, y, gamma: float, kind: str = "none", C: float = 1.0,
     intercept = float(np.ravel(model.intercept_)[0])
     if refit_threshold and np.any(points != 0):
         a, b = refit_scale(X @ points, binary_labels(y, signed=True).values, "logistic")
-        if a[0] > 0 and np.isfinite(a[0]) and np.isfinite(b[0]):
+        if usable(a, b)[0]:
             gamma, intercept = float(a[0]), float(b[0])
     return RoundedModel((float(gamma) * points).reshape(1, -1), np.array([intercept]),
                         float(gamma), model.classes_, f"logistic ({kind}) rounded")

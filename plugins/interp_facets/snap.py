@@ -15,7 +15,7 @@ import numpy as np
 
 from .problem import Objective
 
-__all__ = ["GRID_ATOL", "on_grid", "snap_to_grid"]
+__all__ = ["GRID_ATOL", "on_grid", "integrity_rows", "snap_to_grid"]
 
 #: a coefficient is on the gamma-grid when |w / gamma - round(w / gamma)| <= this
 GRID_ATOL = 1e-9
@@ -24,6 +24,19 @@ GRID_ATOL = 1e-9
 def on_grid(U: np.ndarray, atol: float = GRID_ATOL) -> np.ndarray:
     """Elementwise: is the coefficient (in grid units) an integer, to ``atol``?"""
     return np.abs(U - np.round(U)) <= atol
+
+
+def integrity_rows(U: np.ndarray, atol: float = GRID_ATOL) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``U`` (models in grid units): the fraction of coefficients on the grid, zeros
+    included (1 for a model without features), and the same fraction among the non-zero ones, a
+    coefficient off the grid counting as non-zero (nan for a row of zeros)."""
+    U = np.array(U, dtype=float, ndmin=2)
+    on = on_grid(U, atol)
+    nz = (np.round(U) != 0) | ~on
+    whole = on.mean(axis=1) if U.shape[1] else np.ones(U.shape[0])
+    with np.errstate(invalid="ignore"):
+        nonzero = np.where(nz.any(axis=1), (on & nz).sum(axis=1) / nz.sum(axis=1), np.nan)
+    return whole, nonzero
 
 
 def snap_to_grid(X, y, U, B, objective: Objective, lams, tol: float):

@@ -11,8 +11,8 @@ import numpy as np
 import interp
 from interp import InputError, Penalty
 
-__all__ = ["SOLVERS", "MAX_CV_ROWS", "check_solver", "check_max_cv_rows", "check_positive", "check_eps", "check_snap_tol", "check_max_iter",
-           "ResolvedPenalty", "resolve_penalty"]
+__all__ = ["SOLVERS", "MAX_CV_ROWS", "check_solver", "check_max_cv_rows", "check_positive", "check_eps",
+           "check_snap_tol", "check_max_iter", "ResolvedPenalty", "resolve_penalty"]
 
 #: the loops :func:`.solver.solve` runs: proximal gradient + Newton steps, FISTA, ISTA
 SOLVERS = ("newton", "fista", "ista")

@@ -82,6 +82,14 @@ def test_a_threshold_below_two_rows_per_fold_is_a_one_line_input_error(limit):
         FacetsClassifierCV(**SMALL_GRID, max_cv_rows=limit).fit(X, y)
 
 
+def test_a_class_of_one_row_cannot_be_sampled_by_class_and_says_so():
+    X, y = card_data(600)
+    y = np.zeros_like(y)
+    y[17] = 1
+    with pytest.raises(InputError, match="class 1 has a single row.*--max-cv-rows 0"):
+        FacetsClassifierCV(**SMALL_GRID, max_cv_rows=200).fit(X, y)
+
+
 def test_on_30000_rows_the_subsample_chooses_the_card_of_the_full_grid():
     """The shortcut must not cost accuracy: the full grid and a grid on 3,000 of 30,000 rows
     give cards whose held-out accuracies agree within 0.01 (here: the same card, 3a + b + c - e;
