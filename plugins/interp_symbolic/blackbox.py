@@ -15,15 +15,6 @@ MAX_BLACKBOX_ROWS = 10000
 MAX_FIT_ROWS = 1000
 
 
-def subsample(rows: np.ndarray, limit: int, random_state=None) -> np.ndarray:
-    """``rows`` itself when it holds at most ``limit`` rows, else ``limit`` of them drawn at
-    random without replacement (in their original order)."""
-    if len(rows) <= limit:
-        return rows
-    rng = np.random.default_rng(random_state)
-    return np.sort(rng.choice(rows, size=limit, replace=False))
-
-
 def make_blackbox(kind: str, classification: bool, random_state=None):
     """An unfitted scikit-learn model: "mlp", "gbm", "rf" or "svm", for classification or
     regression.  Networks and SVMs see standardised features, and for regression a

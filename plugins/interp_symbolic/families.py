@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from interp import RidgeFamily
 
-from .meijer import meijerg_grad
+from .meijer import meijerg, meijerg_grad
 
 # (name, orders, a, b, scale): the first three initial points are those of the reference
 # implementation; the p == q family starts at s = 0.5 and keeps s <= 0.9 so that the argument
@@ -75,7 +75,7 @@ class Ridge:
         a_s, b_s, s, r = self.split(theta)
         ur = u ** r
         z = s * ur
-        val, ga, gb, gz = _chunked_grad(a_s, b_s, z, max_fallback)
+        val, ga, gb, gz = _in_chunks(meijerg_grad, a_s, b_s, z, max_fallback)
         ds = gz * ur
         dr = gz * z * np.log(u)
         dth = np.vstack([ga, gb, ds[None, :], dr[None, :]])
@@ -83,24 +83,21 @@ class Ridge:
         return val, dth, du
 
     def value(self, theta, u, max_fallback=None):
+        """g(u); a Meijer family ``EVAL_CHUNK`` points at a time, as ``value_and_grad``."""
         theta = np.asarray(theta, dtype=float)
         if self.orders is None:
             return np.asarray(self.family.value(theta, u), dtype=float)
-        from .meijer import meijerg
-
         a_s, b_s, s, r = self.split(theta)
-        z = np.asarray(s * u ** r, dtype=float)
-        if z.size <= EVAL_CHUNK:
-            return meijerg(a_s, b_s, z, max_fallback=max_fallback)
-        return np.concatenate([meijerg(a_s, b_s, z[i:i + EVAL_CHUNK], max_fallback=max_fallback)
-                               for i in range(0, z.size, EVAL_CHUNK)])
+        return _in_chunks(meijerg, a_s, b_s, np.asarray(s * u ** r, dtype=float), max_fallback)
 
 
-def _chunked_grad(a_s, b_s, z, max_fallback):
-    """``meijerg_grad`` on 1-d ``z``, ``EVAL_CHUNK`` points at a time."""
+def _in_chunks(evaluate, a_s, b_s, z, max_fallback):
+    """``evaluate`` (``meijerg`` or ``meijerg_grad``) on 1-d ``z``, ``EVAL_CHUNK`` points at a
+    time, its outputs joined along their last (points) axis."""
     if z.size <= EVAL_CHUNK:
-        return meijerg_grad(a_s, b_s, z, max_fallback=max_fallback)
-    parts = [meijerg_grad(a_s, b_s, z[i:i + EVAL_CHUNK], max_fallback=max_fallback)
+        return evaluate(a_s, b_s, z, max_fallback=max_fallback)
+    parts = [evaluate(a_s, b_s, z[i:i + EVAL_CHUNK], max_fallback=max_fallback)
              for i in range(0, z.size, EVAL_CHUNK)]
-    return (np.concatenate([pt[0] for pt in parts]), np.concatenate([pt[1] for pt in parts], axis=1),
-            np.concatenate([pt[2] for pt in parts], axis=1), np.concatenate([pt[3] for pt in parts]))
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(outputs, axis=-1) for outputs in zip(*parts))
+    return np.concatenate(parts)

@@ -18,8 +18,8 @@ from interp import Explanation, InputError
 from interp.data import check_finite
 from interp.preprocessing import infer_task
 
-from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox, subsample
-from .estimator import SymbolicPursuitClassifier, SymbolicPursuitRegressor
+from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox
+from .estimator import SymbolicPursuitClassifier, SymbolicPursuitRegressor, _sigmoid
 from .render import explanation
 
 MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
@@ -30,10 +30,10 @@ def run(data, ctx, *, model, max_terms, test_size, max_blackbox_rows, max_fit_ro
         **estimator_options) -> Explanation:
     """``interp run --plugin symbolic``: the options declared by ``SYMBOLIC_METHOD``, checked
     and defaulted by the core; the estimator's options (n_restarts, maxiter, loss_tol,
-    ratio_tol) pass through.  A model given with ``--model-file`` is the black box."""
-    task = data.task if data.y is not None else "regression"
+    ratio_tol) pass through.  A model given with ``--model-file`` is the black box; the task is
+    the data set's (``explain_blackbox`` infers it by the same rule)."""
     box = ctx.model if ctx.model is not None else model
-    return explain_blackbox(box, data.X, data.y, feature_names=list(data.feature_names), task=task,
+    return explain_blackbox(box, data.X, data.y, feature_names=list(data.feature_names),
                             max_terms=max_terms, test_size=test_size, random_state=ctx.seed,
                             n_jobs=ctx.n_jobs, max_blackbox_rows=max_blackbox_rows,
                             max_fit_rows=max_fit_rows, **estimator_options)
@@ -82,7 +82,8 @@ class BlackBox:
 
 @dataclass(frozen=True)
 class Surrogate:
-    """A fitted symbolic model and the outputs it was compared on (the held-out rows)."""
+    """A fitted symbolic model and the outputs it was compared on (the held-out rows); a
+    classifier's predicted labels there too (``symbolic_labels``, else None)."""
 
     estimator: Any
     blackbox: str
@@ -91,6 +92,7 @@ class Surrogate:
     blackbox_test: np.ndarray
     symbolic_test: np.ndarray
     fit_seconds: float
+    symbolic_labels: np.ndarray | None = None
 
 
 def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_terms=3, test_size=0.25,
@@ -103,12 +105,19 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
     "regression" or "classification" (default: ``interp.preprocessing.infer_task(y)``, or
     regression without ``y``).  ``max_blackbox_rows`` / ``max_fit_rows``: above this many
     training rows, the black box is trained / the symbolic model fitted on a random subsample
-    of them.  The keywords mirror the method's command-line options, hence
-    more than eight parameters; ``estimator_options`` go to the estimator.
+    of them.  ``estimator_options`` (n_restarts, maxiter, families, ...) go to the estimator.
+
+    Eleven parameters, on purpose: ``feature_names`` and ``task`` describe the data, and every
+    other keyword is one option of the ``symbolic`` method (``run`` passes them on as the core
+    resolved them), taken as keywords the way a scikit-learn estimator takes its
+    hyperparameters, so a Python call reads like the command line.  A settings record would
+    only make every caller build one; the body groups them at once (the rows in ``Split``, the
+    estimator's settings in one dict).
     """
     inputs = _inputs(X, y, feature_names)
     task = _task(task, inputs.y)
-    split = _split(inputs, test_size, random_state, (max_blackbox_rows, max_fit_rows))
+    split = _split(inputs, test_size, random_state, max_blackbox_rows=max_blackbox_rows,
+                   max_fit_rows=max_fit_rows)
     options = dict(max_terms=max_terms, random_state=random_state, n_jobs=n_jobs, **estimator_options)
     box = _blackbox(model, inputs, split, task, random_state)
     fit = _fit_surrogate(box, inputs, split, task, options)
@@ -151,9 +160,9 @@ def _task(task, y) -> str:
     return task
 
 
-def _split(inputs: Inputs, test_size, random_state, limits) -> Split:
-    """The train/held-out split, and the subsamples of the training rows within ``limits``
-    (black box rows, fit rows)."""
+def _split(inputs: Inputs, test_size, random_state, *, max_blackbox_rows, max_fit_rows) -> Split:
+    """The train/held-out split, and the random subsamples of the training rows within the row
+    limits (the black box's first, then the fit's, from one generator)."""
     from sklearn.model_selection import train_test_split
 
     n = inputs.X.shape[0]
@@ -162,13 +171,21 @@ def _split(inputs: Inputs, test_size, random_state, limits) -> Split:
     n_test = int(np.ceil(test_size * n))
     if n - n_test < 2:
         raise InputError(f"test_size {test_size} leaves {n - n_test} of {n} rows to fit on: 2 are needed")
-    for limit, flag in zip(limits, ("--max-blackbox-rows", "--max-fit-rows")):
+    for limit, flag in ((max_blackbox_rows, "--max-blackbox-rows"), (max_fit_rows, "--max-fit-rows")):
         if not (isinstance(limit, (int, np.integer)) and limit >= 2):
             raise InputError(f"{flag} must be an integer >= 2, got {limit!r}")
     train, test = train_test_split(np.arange(n), test_size=test_size, random_state=random_state)
     rng = np.random.default_rng(random_state)
-    return Split(train=train, test=test, blackbox=subsample(train, limits[0], rng),
-                 fit=subsample(train, limits[1], rng))
+    return Split(train=train, test=test, blackbox=_subsample(train, max_blackbox_rows, rng),
+                 fit=_subsample(train, max_fit_rows, rng))
+
+
+def _subsample(rows: np.ndarray, limit: int, rng: np.random.Generator) -> np.ndarray:
+    """``rows`` itself when it holds at most ``limit`` rows, else ``limit`` of them drawn by
+    ``rng`` without replacement (in their original order)."""
+    if len(rows) <= limit:
+        return rows
+    return np.sort(rng.choice(rows, size=limit, replace=False))
 
 
 def _blackbox(model, inputs: Inputs, split: Split, task, random_state) -> BlackBox:
@@ -201,17 +218,20 @@ def _fit_surrogate(box: BlackBox, inputs: Inputs, split: Split, task, options) -
         raise InputError("the black box is constant on the training rows: there is nothing to explain")
     X_tr, X_te = _frame(inputs, split.fit), _frame(inputs, split.test)
     t0 = time.perf_counter()
+    sym_labels = None
     if classification:
         labels = inputs.y[split.fit] if inputs.y is not None else box.model.predict(inputs.X[split.fit])
         est = SymbolicPursuitClassifier(**options).fit(X_tr, labels, proba=out_tr)
         fit_seconds = time.perf_counter() - t0
-        sym_te = est.predict_proba(X_te)[:, 1]
+        # predict_proba's and predict's rules on one evaluation of the sum (every held-out row)
+        decision = est.decision_function(X_te)
+        sym_te, sym_labels = _sigmoid(decision), est.classes_[(decision > 0).astype(int)]
     else:
         est = SymbolicPursuitRegressor(**options).fit(X_tr, out_tr)
         fit_seconds = time.perf_counter() - t0
         sym_te = est.predict(X_te)
     return Surrogate(estimator=est, blackbox=box.name, task=task, names=inputs.names, blackbox_test=out_te,
-                     symbolic_test=sym_te, fit_seconds=fit_seconds)
+                     symbolic_test=sym_te, fit_seconds=fit_seconds, symbolic_labels=sym_labels)
 
 
 def _fidelity(fit: Surrogate, split: Split) -> dict:
@@ -228,9 +248,8 @@ def _accuracy_vs_target(fit: Surrogate, box: BlackBox, inputs: Inputs, split: Sp
     y_te = inputs.y[split.test]
     if fit.task == "classification":
         box_pred = np.asarray(box.model.predict(inputs.X[split.test]))
-        sym_pred = fit.estimator.predict(_frame(inputs, split.test))
         return dict(blackbox_accuracy=float(np.mean(box_pred == y_te)),
-                    symbolic_accuracy=float(np.mean(sym_pred == y_te)))
+                    symbolic_accuracy=float(np.mean(fit.symbolic_labels == y_te)))
     yt = y_te.astype(float)
     vy = float(np.var(yt)) or 1.0
     out = {}

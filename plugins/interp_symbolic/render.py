@@ -13,7 +13,6 @@ overflowed to 2.485e-1784), and a constant beyond [``TINY``, ``HUGE``] in magnit
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,21 +47,20 @@ def explanation(fit, metrics: dict, params: dict, notes=()) -> Explanation:
 
 
 def payload(fit, importances: dict) -> dict:
-    """Everything about the fitted model at full precision (JSON values)."""
+    """Everything about the fitted model at full precision (JSON values; the formula's are None
+    when sympy could not build it)."""
     est = fit.estimator
-    full = model_formula(est, digits=None)
+    formula = dict.fromkeys(("expression", "latex", "mathml"))
+    if est.expression_ is not None:
+        full = model_formula(est, digits=None)
+        formula.update(expression=full.right, latex=full.latex_right, mathml=full.mathml_right)
     return dict(
-        expression=full.right, latex=full.latex_right, mathml=full.mathml_right,
+        **formula,
         terms=[tm.as_dict() for tm in est.terms_], intercept=est.intercept_,
         feature_importances=importances, interactions=_strongest_interactions(est, fit.names),
         loss_history=est.loss_history_, closed_forms=est.closed_forms_, blackbox=fit.blackbox,
         scaling=dict(min=est.data_min_.tolist(), range=est.data_range_.tolist()),
     )
-
-
-def shown_expression(expr):
-    """``expr`` with every float rounded to ``SHOWN_DIGITS`` significant digits, to read."""
-    return expr.xreplace({c: sympy.Float(c, SHOWN_DIGITS) for c in expr.atoms(sympy.Float)})
 
 
 class FoldedConstant(sympy.UnevaluatedExpr):

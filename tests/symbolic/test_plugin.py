@@ -101,6 +101,22 @@ def test_explain_blackbox_with_fitted_model_and_classification():
     assert "symbolic_accuracy" in res.metrics
 
 
+
+def test_an_expression_sympy_cannot_build_still_gives_an_explanation(monkeypatch):
+    """The fitted model still predicts; the formula section says so and the payload's formula is None."""
+    import interp_symbolic.expression as expression
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("sympy gave up")
+
+    monkeypatch.setattr(expression, "build_expression", fail)
+    X, y = _data(60)
+    res = explain_blackbox("gbm", X, y, max_terms=1, n_restarts=1, maxiter=5, random_state=0,
+                           families=["meijer_0131"])
+    assert res.estimator.expression_ is None and "could not build" in res.sections[0].text
+    assert res.payload["expression"] is None and res.payload["latex"] is None and res.payload["mathml"] is None
+    assert np.isfinite(res.metrics["fidelity_r2"])
+
 class _NaNBox:
     def predict(self, X):
         out = np.ones(len(X))
