@@ -304,16 +304,19 @@ class _SymbolicPursuit(BaseEstimator):
 
     # ---------------------------------------------------------------- rendering
     def to_latex(self) -> str:
-        import sympy
+        """The model's formula in LaTeX at full precision, every constant printable (see
+        ``render.model_formula``: a classifier's is written with its link)."""
+        from .render import model_formula
 
         check_is_fitted(self, "terms_")
-        return sympy.latex(self.expression_)
+        return model_formula(self, digits=None).latex_right
 
     def to_mathml(self) -> str:
-        import sympy
+        """The model's formula as presentation MathML, like :meth:`to_latex`."""
+        from .render import model_formula
 
         check_is_fitted(self, "terms_")
-        return sympy.mathml(self.expression_, printer="presentation")
+        return model_formula(self, digits=None).mathml_right
 
     def numpy_function(self):
         """A numpy function f(X) compiled from ``expression_`` (columns in feature order)."""

@@ -122,6 +122,8 @@ def test_huge_intercept_never_prints_an_overflowed_constant(classifier):
     text = model_formula(est).text
     assert "4100" in text and "6219" in text and _printable_numbers(text)
     assert _printable_numbers(model_formula(est, digits=None).text)
+    assert _printable_numbers(est.to_latex()) and _printable_numbers(est.to_mathml())
+    assert est.to_latex().startswith(r"\frac{1}{1 + e^{-\left(")
 
 
 def pickle_copy(obj):
