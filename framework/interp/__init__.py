@@ -12,8 +12,8 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
-from .components import (Component, EmbeddedFeatures, Embedding, KernelOperator, Method, Option, Penalty,
-                         RidgeFamily)
+from .components import (BoundPenalty, Component, EmbeddedFeatures, Embedding, KernelOperator, Method, Option,
+                         Penalty, RidgeFamily)
 from .data import Dataset, load_dataset
 from .errors import InputError, InterpError, PluginError
 from .hookspecs import hookimpl, hookspec
@@ -37,6 +37,7 @@ __all__ = [
     "Method",
     "Option",
     "Penalty",
+    "BoundPenalty",
     "Plugin",
     "PluginError",
     "RidgeFamily",

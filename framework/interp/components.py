@@ -36,8 +36,8 @@ import numpy as np
 
 from .errors import InputError, PluginError
 
-__all__ = ["Component", "RidgeFamily", "Penalty", "Embedding", "EmbeddedFeatures", "KernelOperator",
-           "Option", "Method"]
+__all__ = ["Component", "RidgeFamily", "Penalty", "BoundPenalty", "Embedding", "EmbeddedFeatures",
+           "KernelOperator", "Option", "Method"]
 
 
 class Component:
@@ -186,25 +186,40 @@ class Penalty(Component):
 
     - ``value(w, **hyper) -> float``;
     - ``prox(w, step, **hyper) -> array``: argmin_u (u - w)^2 / 2 + step * omega(u), elementwise;
-      ``step`` is a scalar or one step per coordinate (a prox that takes only a scalar step is
-      served one distinct step at a time);
     - ``subdiff_distance(w, grad, **hyper) -> array`` (optional): the per-coordinate distance of
       ``-grad`` to the subdifferential at ``w``, the solvers' stopping test.
 
     ``defaults`` names the penalty's own hyperparameters and their defaults (e.g.
-    ``{"eps": 0.1}``); they arrive as the keyword arguments ``**hyper``.
+    ``{"eps": 0.1}``); they arrive as the keyword arguments ``**hyper``.  A solver never passes
+    them itself: it works on ``penalty.bind(**hyper)``, a :class:`BoundPenalty` whose methods
+    take no hyperparameters, checked once by :meth:`check_hyper` when it is made.
+
+    What the prox supports besides one point array and one scalar step is *declared*, as class
+    attributes (or keyword arguments), never probed: ``per_coordinate_steps`` (``step`` may be
+    an array of w's shape, one step per coordinate) and ``any_shape`` (``prox`` works
+    elementwise on arrays of any shape, e.g. a 2-D stack of points with steps of that shape).
+    Both default to False, which every prox satisfies: the solvers then call it one distinct
+    step, and one point vector, at a time.  ``interp.testing.check_penalty`` checks what is
+    declared.
     """
 
     kind = "penalty"
     defaults: Mapping[str, float] = {}
+    per_coordinate_steps: bool = False
+    any_shape: bool = False
     value: Callable | None = None
     prox: Callable | None = None
     subdiff_distance: Callable | None = None
 
     def __init__(self, name: str | None = None, value: Callable | None = None, prox: Callable | None = None,
                  subdiff_distance: Callable | None = None, defaults: Mapping[str, float] | None = None,
-                 *, description: str | None = None):
+                 *, per_coordinate_steps: bool | None = None, any_shape: bool | None = None,
+                 description: str | None = None):
+        """One argument per method, the defaults and the two declarations (every one optional,
+        so that a subclass can define them in its body instead), hence the length."""
         self._set("defaults", dict(defaults if defaults is not None else self.defaults))
+        for field, given in (("per_coordinate_steps", per_coordinate_steps), ("any_shape", any_shape)):
+            self._set(field, getattr(self, field) if given is None else given)
         super().__init__(name, description=description, value=value, prox=prox,
                          subdiff_distance=subdiff_distance)
 
@@ -214,6 +229,56 @@ class Penalty(Component):
                 self.fail(f"{method} must be callable")
         if self.subdiff_distance is not None and not callable(self.subdiff_distance):
             self.fail("subdiff_distance must be callable or None")
+        for field in ("per_coordinate_steps", "any_shape"):
+            if not isinstance(getattr(self, field), bool):
+                self.fail(f"{field} must be True or False, got {getattr(self, field)!r}")
+
+    def check_hyper(self, hyper: dict[str, Any]) -> dict[str, Any]:
+        """The hyperparameters ``hyper`` (every name in ``defaults``) as the methods take them,
+        or an ``InputError`` naming the bad one.  Override it to check ranges (the default
+        accepts any value)."""
+        return hyper
+
+    def bind(self, **hyper: Any) -> "BoundPenalty":
+        """This penalty with its hyperparameters fixed: ``defaults`` updated with ``hyper``,
+        checked by :meth:`check_hyper`.  A name not in ``defaults`` is an ``InputError``."""
+        unknown = sorted(set(hyper) - set(self.defaults))
+        if unknown:
+            allowed = ", ".join(sorted(self.defaults)) or "none"
+            raise InputError(f"penalty {self.name!r} has no parameter {unknown[0]!r} (it takes: {allowed})")
+        return BoundPenalty(self, self.check_hyper({**self.defaults, **hyper}))
+
+
+@attrs.frozen(eq=False)
+class BoundPenalty:
+    """A :class:`Penalty` with its hyperparameters bound (made by ``Penalty.bind``): ``value(w)``,
+    ``prox(w, step)`` and ``subdiff_distance(w, grad)`` take none, and the penalty's
+    declarations (``per_coordinate_steps``, ``any_shape``) are read from it.  It pickles with
+    the penalty object, so it never needs the registry."""
+
+    penalty: Penalty
+    hyper: Mapping[str, Any] = attrs.field(converter=dict)
+
+    @property
+    def per_coordinate_steps(self) -> bool:
+        return self.penalty.per_coordinate_steps
+
+    @property
+    def any_shape(self) -> bool:
+        return self.penalty.any_shape
+
+    @property
+    def has_subdiff_distance(self) -> bool:
+        return self.penalty.provides("subdiff_distance")
+
+    def value(self, w: Any) -> float:
+        return self.penalty.value(w, **self.hyper)
+
+    def prox(self, w: Any, step: Any) -> Any:
+        return self.penalty.prox(w, step, **self.hyper)
+
+    def subdiff_distance(self, w: Any, grad: Any) -> Any:
+        return self.penalty.subdiff_distance(w, grad, **self.hyper)
 
 
 @attrs.frozen

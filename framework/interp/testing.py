@@ -95,39 +95,40 @@ SUBDIFF_GRADIENTS = (-3.0, -0.5, 0.0, 0.7, 2.2)
 
 
 class _PenaltyProbe:
-    """A penalty with its hyperparameters bound, evaluated at one point at a time."""
+    """A penalty bound to its hyperparameters, evaluated at one point at a time."""
 
     def __init__(self, penalty: Penalty, hyper: Mapping[str, Any]):
-        self.penalty, self.hyper = penalty, dict(hyper)
+        self.penalty, self.bound = penalty, penalty.bind(**hyper)
 
     def omega(self, u: float) -> float:
-        return float(self.penalty.value(np.array([u]), **self.hyper))
+        return float(self.bound.value(np.array([u])))
 
     def prox1(self, w: float, step: float) -> float:
-        out = np.asarray(self.penalty.prox(np.array([w]), step, **self.hyper), dtype=float)
+        out = np.asarray(self.bound.prox(np.array([w]), step), dtype=float)
         if out.shape != (1,):
             _fail(self.penalty, f"prox of an array of shape (1,) returned shape {out.shape}")
         return float(out[0])
 
     def call(self, w: float, step: float) -> str:
-        extra = "".join(f", {k}={v!r}" for k, v in self.hyper.items())
+        extra = "".join(f", {k}={v!r}" for k, v in self.bound.hyper.items())
         return f"prox({_num(w)}, step={_num(step)}{extra})"
 
 
-def check_penalty(penalty: Penalty, hyper: Mapping[str, Any] | None = None, *,
-                  per_coordinate_steps: bool = True) -> None:
-    """Check ``penalty`` against the definition of a separable penalty and its prox.
+def check_penalty(penalty: Penalty, hyper: Mapping[str, Any] | None = None) -> None:
+    """Check ``penalty`` against the definition of a separable penalty and its prox, and
+    against what it declares.
 
-    With ``hyper`` (default: the penalty's ``defaults``, updated with ``hyper``):
+    With ``hyper`` (default: the penalty's ``defaults``, updated with ``hyper``; the penalty is
+    checked as ``penalty.bind(**hyper)``, what the solvers call):
 
     - ``value`` is finite and >= 0 at every test point, and the value of a vector is the sum of
       its coordinates' values (the penalty is separable);
     - ``prox(w, step)`` is the argmin of ``(u - w)^2 / 2 + step * value(u)``, compared with a
       brute-force 1-D minimisation (a grid, then ``scipy.optimize.minimize_scalar``) for a
       range of ``w`` and steps;
-    - ``prox`` works elementwise: a vector of points with one scalar step, and (unless
-      ``per_coordinate_steps=False``: the solvers then serve one distinct step at a time) with
-      one step per coordinate, gives the one-point results coordinate by coordinate;
+    - ``prox`` works elementwise: a vector of points with one scalar step gives the one-point
+      results coordinate by coordinate, and so do, when the penalty declares them, one step per
+      coordinate (``per_coordinate_steps``) and a 2-D stack of points (``any_shape``);
     - ``subdiff_distance`` (if the penalty has one) is ~0 at the prox output, i.e. at
       ``u = prox(w, step)`` the distance of ``-(u - w) / step`` to the subdifferential is ~0, and
       elsewhere it is the distance of ``-grad`` to the interval between the one-sided
@@ -138,11 +139,11 @@ def check_penalty(penalty: Penalty, hyper: Mapping[str, Any] | None = None, *,
     if unknown:
         raise ValueError(f"penalty {penalty.name!r} has no hyperparameter {unknown[0]!r} (its defaults name: "
                          f"{', '.join(penalty.defaults) or 'none'})")
-    probe = _PenaltyProbe(penalty, {**penalty.defaults, **(hyper or {})})
+    probe = _PenaltyProbe(penalty, hyper or {})
     _check_penalty_value(probe)
     w, steps = (np.array(v) for v in zip(*itertools.product(PENALTY_POINTS, PENALTY_STEPS)))
     proxed = np.array([_check_prox_point(probe, wi, si) for wi, si in zip(w, steps)])
-    _check_prox_elementwise(probe, w, steps, proxed, per_coordinate_steps)
+    _check_prox_elementwise(probe, w, steps, proxed)
     if penalty.provides("subdiff_distance"):
         _check_subdiff_at_prox(probe, w, steps, proxed)
         _check_subdiff_against_derivatives(probe)
@@ -155,7 +156,7 @@ def _check_penalty_value(probe: _PenaltyProbe) -> None:
         if not np.isfinite(v) or v < 0:
             _fail(probe.penalty, f"value([{_num(w)}]) = {v}, not a finite number >= 0")
         values.append(v)
-    total = float(probe.penalty.value(np.array(PENALTY_POINTS), **probe.hyper))
+    total = float(probe.bound.value(np.array(PENALTY_POINTS)))
     if not np.isclose(total, sum(values), rtol=1e-10, atol=1e-12):
         _fail(probe.penalty, f"value of the {len(values)} test points together is {_num(total)} but the sum "
                              f"of their values is {_num(sum(values))}: a penalty is a sum over coordinates")
@@ -194,20 +195,33 @@ def _check_prox_point(probe: _PenaltyProbe, w: float, step: float) -> float:
     return u
 
 
-def _check_prox_elementwise(probe: _PenaltyProbe, w: np.ndarray, steps: np.ndarray, proxed: np.ndarray,
-                            per_coordinate: bool) -> None:
+def _check_prox_elementwise(probe: _PenaltyProbe, w: np.ndarray, steps: np.ndarray, proxed: np.ndarray) -> None:
+    """The scalar steps always; one step per coordinate and a 2-D stack where declared."""
+    declares = probe.penalty
     for step in PENALTY_STEPS:
         at = steps == step
-        got = probe.penalty.prox(w[at], step, **probe.hyper)
+        got = probe.bound.prox(w[at], step)
         _same_per_coordinate(probe, f"with the scalar step {_num(step)}", w[at], got, proxed[at], steps[at])
-    if not per_coordinate:
-        return
+    if declares.per_coordinate_steps:
+        got = _declared(probe, "per_coordinate_steps", "take one step per coordinate",
+                        lambda: probe.bound.prox(w, steps))
+        _same_per_coordinate(probe, "with one step per coordinate", w, got, proxed, steps)
+    if declares.any_shape:  # the points by step, as the per-coordinate steps allow, else one step
+        at = steps == PENALTY_STEPS[0]
+        stack, step = ((w.reshape(-1, len(PENALTY_STEPS)), steps.reshape(-1, len(PENALTY_STEPS)))
+                       if declares.per_coordinate_steps else (np.stack([w[at], w[at]]), PENALTY_STEPS[0]))
+        want = proxed.reshape(stack.shape) if declares.per_coordinate_steps else np.stack([proxed[at], proxed[at]])
+        got = _declared(probe, "any_shape", "take a 2-D stack of points", lambda: probe.bound.prox(stack, step))
+        _same_per_coordinate(probe, "stacked in 2-D", stack, got, want, np.broadcast_to(step, stack.shape))
+
+
+def _declared(probe: _PenaltyProbe, declaration: str, what: str, call: Callable[[], Any]) -> Any:
+    """``call()``, or a ContractError saying that the prox does not do what ``declaration`` says."""
     try:
-        got = probe.penalty.prox(w, steps, **probe.hyper)
+        return call()
     except Exception as err:  # noqa: BLE001 - whatever it raises is what we report
-        _fail(probe.penalty, f"prox does not take one step per coordinate ({type(err).__name__}: {err}); "
-                             "pass per_coordinate_steps=False if it is meant to take scalar steps only")
-    _same_per_coordinate(probe, "with one step per coordinate", w, got, proxed, steps)
+        _fail(probe.penalty, f"declares {declaration} but prox does not {what} ({type(err).__name__}: {err}); "
+                             f"set {declaration} = False if it is not meant to")
 
 
 def _same_per_coordinate(probe: _PenaltyProbe, how: str, w: np.ndarray, got: Any, want: np.ndarray,
@@ -215,6 +229,7 @@ def _same_per_coordinate(probe: _PenaltyProbe, how: str, w: np.ndarray, got: Any
     got = np.asarray(got, dtype=float)
     if got.shape != w.shape:
         _fail(probe.penalty, f"prox of {w.size} points {how} returned shape {got.shape}, not {w.shape}")
+    got, want, w, steps = got.ravel(), np.ravel(want), w.ravel(), np.ravel(steps)
     bad = np.flatnonzero(~np.isclose(got, want, rtol=1e-12, atol=1e-12))
     if bad.size:
         i = bad[0]
@@ -224,7 +239,7 @@ def _same_per_coordinate(probe: _PenaltyProbe, how: str, w: np.ndarray, got: Any
 
 def _check_subdiff_at_prox(probe: _PenaltyProbe, w: np.ndarray, steps: np.ndarray, proxed: np.ndarray) -> None:
     grad = (proxed - w) / steps
-    dist = np.asarray(probe.penalty.subdiff_distance(proxed, grad, **probe.hyper), dtype=float)
+    dist = np.asarray(probe.bound.subdiff_distance(proxed, grad), dtype=float)
     if dist.shape != w.shape:
         _fail(probe.penalty, f"subdiff_distance of {w.size} points returned shape {dist.shape}, not {w.shape}")
     bad = np.flatnonzero(~(np.abs(dist) <= SUBDIFF_TOL))
@@ -244,7 +259,7 @@ def _check_subdiff_against_derivatives(probe: _PenaltyProbe) -> None:
         lo, hi = min(left, right), max(left, right)
         for g in SUBDIFF_GRADIENTS:
             want = max(lo + g, -g - hi, 0.0)
-            got = float(np.asarray(probe.penalty.subdiff_distance(np.array([w]), np.array([g]), **probe.hyper),
+            got = float(np.asarray(probe.bound.subdiff_distance(np.array([w]), np.array([g])),
                                    dtype=float).ravel()[0])
             if not abs(got - want) <= DERIVATIVE_TOL * (1 + abs(g)):
                 _fail(probe.penalty, f"subdiff_distance([{_num(w)}], grad=[{_num(g)}]) = {got:.6g} but value's "

@@ -24,5 +24,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".problem": ["Objective"],
     ".scorecard": ["ScoreCard", "rounded_baseline", "score_card"],
     ".solver": ["SolverOptions", "WarmStart", "solve"],
+    ".first_order": ["ISTA", "FISTA"],
+    ".newton": ["ProxNewton"],
     ".validation": ["resolve_penalty"],
 })

@@ -32,7 +32,7 @@ import numpy as np
 
 from .problem import Problem, SolveResult
 
-__all__ = ["MAX_FREE", "PLATEAU_SLOPE", "Anchor", "NewtonStep", "Damping", "newton_loop", "newton_step",
+__all__ = ["MAX_FREE", "PLATEAU_SLOPE", "ProxNewton", "Anchor", "NewtonStep", "Damping", "newton_step",
            "prox_slopes"]
 
 #: above this many free coordinates the explicit Hessian costs more than it saves
@@ -105,8 +105,9 @@ class Damping:
         self.value = min(self.value * 100, 1e4)
 
 
-def newton_loop(P: Problem, u: np.ndarray, b: float, L: float, options) -> SolveResult:
-    """Newton steps on ``P``, with proximal gradient steps between them whenever the plateaus may
+@attrs.frozen
+class ProxNewton:
+    """Newton steps with proximal gradient steps between them whenever the plateaus may
     be wrong: at the start, after a rejected Newton step, and when a coordinate on a plateau
     violates its optimality condition (it should leave the plateau, which only a gradient step
     can tell) by more than any free coordinate's residual, or when a Newton step no longer lowers
@@ -114,43 +115,49 @@ def newton_loop(P: Problem, u: np.ndarray, b: float, L: float, options) -> Solve
     coordinates are still far from optimal, coordinates leave and re-land on kinks over and
     over; released then, they leave once.
 
-    Stops when the criterion is at most ``options.tol`` or after ``options.max_iter`` iterations.
+    Stops when the criterion is at most ``tol`` or after ``max_iter`` iterations.
     """
-    tol = options.tol
-    z = P.scores(u, b)
-    f = P.value(z)
-    F = None  # the objective at u, set by each step that moves u (a gradient step comes first)
-    gu, gb, w = P.grads_and_curvature(z)
-    crit, dist = P.stationarity(u, gu, gb, L)
-    damping = Damping()
-    zeta = step = None  # the point and steps of the prox that produced u, when there is one
-    it = 0
-    for it in range(1, options.max_iter + 1):
-        if crit <= tol:
-            break
-        slope = None if zeta is None else prox_slopes(P, zeta, step)
-        # a coordinate on a plateau that is not optimal there must leave it: a gradient step
-        if slope is None or _must_release(dist, slope <= PLATEAU_SLOPE, tol):
-            moved = P.prox_step(u, b, f, gu, gb, L)
-            u, b, z, f, L = moved.u, moved.b, moved.z, moved.f, moved.lipschitz
-            zeta, step = moved.zeta, moved.step
-            gu, gb, w = P.grads_and_curvature(z)
-            crit, dist = P.stationarity(u, gu, gb, L)
-            if crit <= tol:
-                break
-            F = f + P.penalty_value(u)
-            slope = prox_slopes(P, zeta, step)
-        moved = newton_step(P, Anchor(u, b, z, F, zeta, step, gu, gb, w), slope, damping)
-        if moved is None:
-            zeta = None
-            continue
-        u, b, z, f, F = moved.u, moved.b, moved.z, moved.f, moved.objective
-        zeta, step = moved.zeta, moved.step
-        if not moved.lowered:  # the free coordinates are done: let a gradient step test the plateaus
-            zeta = None
+
+    tol: float = 1e-4
+    max_iter: int = 1000
+
+    def run(self, P: Problem, u: np.ndarray, b: float, L: float) -> SolveResult:
+        """Minimise ``P`` from (u, b), backtracking the gradient steps from ``L``."""
+        tol = self.tol
+        z = P.scores(u, b)
+        f = P.value(z)
+        F = None  # the objective at u, set by each step that moves u (a gradient step comes first)
         gu, gb, w = P.grads_and_curvature(z)
         crit, dist = P.stationarity(u, gu, gb, L)
-    return P.result(u, b, f, it, crit, L, tol)
+        damping = Damping()
+        zeta = step = None  # the point and steps of the prox that produced u, when there is one
+        it = 0
+        for it in range(1, self.max_iter + 1):
+            if crit <= tol:
+                break
+            slope = None if zeta is None else prox_slopes(P, zeta, step)
+            # a coordinate on a plateau that is not optimal there must leave it: a gradient step
+            if slope is None or _must_release(dist, slope <= PLATEAU_SLOPE, tol):
+                moved = P.prox_step(u, b, f, gu, gb, L)
+                u, b, z, f, L = moved.u, moved.b, moved.z, moved.f, moved.lipschitz
+                zeta, step = moved.zeta, moved.step
+                gu, gb, w = P.grads_and_curvature(z)
+                crit, dist = P.stationarity(u, gu, gb, L)
+                if crit <= tol:
+                    break
+                F = f + P.penalty_value(u)
+                slope = prox_slopes(P, zeta, step)
+            moved = newton_step(P, Anchor(u, b, z, F, zeta, step, gu, gb, w), slope, damping)
+            if moved is None:
+                zeta = None
+                continue
+            u, b, z, f, F = moved.u, moved.b, moved.z, moved.f, moved.objective
+            zeta, step = moved.zeta, moved.step
+            if not moved.lowered:  # the free coordinates are done: let a gradient step test the plateaus
+                zeta = None
+            gu, gb, w = P.grads_and_curvature(z)
+            crit, dist = P.stationarity(u, gu, gb, L)
+        return P.result(u, b, f, it, crit, L, tol)
 
 
 def _must_release(dist, pinned, floor) -> bool:

@@ -14,8 +14,11 @@ elastic net.  The grid scale gamma is applied on top of any of them by :func:`pr
 (eq. 16): ``prox_{mu Omega(. / gamma)}(w) = gamma * prox_{mu / gamma^2 Omega}(w / gamma)``.
 
 Each penalty is a subclass of ``interp.Penalty`` with the three as methods (as skglm's penalty
-classes), registered as an instance; the module's functions (``prox_facets``, ``scf_value``, ...)
-are the same formulas with their inputs checked.
+classes), registered as an instance; the solvers use it bound to its hyperparameters
+(``SCF.bind(eps=0.05)``, checked once by ``check_hyper``).  Every built-in prox takes one step
+per coordinate and arrays of any shape, and declares so (``per_coordinate_steps``,
+``any_shape``).  The module's functions (``prox_facets``, ``scf_value``, ...) are the same
+formulas with their inputs checked.
 """
 
 from __future__ import annotations
@@ -105,7 +108,15 @@ def facets_elementwise(w) -> np.ndarray:
 # operation's fixed cost dominates).  The public prox_facets and prox_scf add the checks.
 
 
-class FacetsPenalty(Penalty):
+class _Elementwise(Penalty):
+    """The built-ins' declarations: every method works elementwise, on any shape, with one
+    step per coordinate."""
+
+    per_coordinate_steps = True
+    any_shape = True
+
+
+class FacetsPenalty(_Elementwise):
     """Facets: sum_i max(0, |w| - i), the convex envelope of w^2 on the integers"""
 
     name = "facets"
@@ -132,11 +143,14 @@ class FacetsPenalty(Penalty):
         return _signed_distance(w, _arr(grad), lo, hi)
 
 
-class SCFPenalty(Penalty):
+class SCFPenalty(_Elementwise):
     """Strongly Convex Facets: (1 - eps) Facets + eps (|w| + w^2 / 2)"""
 
     name = "scf"
     defaults = {"eps": 0.01}
+
+    def check_hyper(self, hyper):
+        return {**hyper, "eps": check_eps(hyper["eps"])}
 
     def value(self, w, eps: float = 0.01) -> float:
         """Eq. (14)."""
@@ -163,7 +177,7 @@ class SCFPenalty(Penalty):
         return _signed_distance(w, _arr(grad), (1 - eps) * lo_f + c, (1 - eps) * hi_f + c)
 
 
-class L1Penalty(Penalty):
+class L1Penalty(_Elementwise):
     """Lasso: sum |w|"""
 
     name = "l1"
@@ -180,7 +194,7 @@ class L1Penalty(Penalty):
         return np.where(w == 0, np.maximum(np.abs(g) - 1.0, 0.0), np.abs(g + s))
 
 
-class L2Penalty(Penalty):
+class L2Penalty(_Elementwise):
     """Ridge: sum w^2 / 2"""
 
     name = "l2"
@@ -197,11 +211,14 @@ class L2Penalty(Penalty):
         return np.abs(_arr(grad) + _arr(w))
 
 
-class ElasticNetPenalty(Penalty):
+class ElasticNetPenalty(_Elementwise):
     """Elastic net: l1_ratio |w| + (1 - l1_ratio) w^2 / 2"""
 
     name = "elasticnet"
     defaults = {"l1_ratio": 0.5}
+
+    def check_hyper(self, hyper):
+        return {**hyper, "l1_ratio": _check_ratio(hyper["l1_ratio"])}
 
     def value(self, w, l1_ratio: float = 0.5) -> float:
         r = _check_ratio(l1_ratio)

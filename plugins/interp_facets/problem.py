@@ -11,9 +11,11 @@ an exact integer and its subdifferential is read without rounding.
 
 ``loss`` is a datafit (:mod:`.datafits`); with ``penalty="l1"`` and ``gamma=1`` the squared and
 logistic problems are scikit-learn's ``Lasso(alpha=lam)`` and ``LogisticRegression(C=1 / (n
-lam))`` objectives.  The penalty is any ``interp.Penalty``: ``prox(w, step, **hyper)``,
-``value(w, **hyper)`` and (optional) ``subdiff_distance(w, grad, **hyper)``.  The intercept is
-not penalised.
+lam))`` objectives.  The penalty is any ``interp.Penalty``, bound to its hyperparameters
+(``Objective.bound``): ``prox(w, step)``, ``value(w)`` and (optional) ``subdiff_distance(w,
+grad)``.  The intercept is not penalised.  With ``max_points`` the points are kept in the box
+``|u_j| <= max_points``: every prox is clipped to it and the stopping test adds the box's
+normal cone (at the bound, a gradient pushing outwards is optimal).
 
 The stopping test is ``dist(-grad_j, lam d Omega(u_j)) <= tol * max(lam, 0.1 c_j)`` for every
 coordinate j, with ``c_j = |d loss / d u_j|`` at the intercept-only model, together with ``|d
@@ -27,27 +29,33 @@ penalty without ``subdiff_distance`` uses the gradient-mapping norm instead.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import attrs
 import numpy as np
 
 from interp import InputError, Penalty
+from interp.components import BoundPenalty
 
 from .datafits import Datafit, get_datafit
 
 __all__ = ["Objective", "Problem", "ProxStep", "SolveResult", "gram_matrix", "curvature_matrix",
-           "metric_and_bound", "step_metric", "null_intercept", "null_gradient", "null_threshold",
-           "prox_abilities"]
+           "metric_and_bound", "step_metric", "null_intercept", "null_gradient", "null_threshold"]
 
 
 def _check_loss(instance, attribute, loss) -> None:
     get_datafit(loss)
 
 
+def _check_max_points(instance, attribute, max_points) -> None:
+    if max_points is not None and not (isinstance(max_points, (int, float, np.integer, np.floating))
+                                       and not isinstance(max_points, bool) and max_points > 0
+                                       and np.isfinite(max_points)):
+        raise InputError(f"max_points must be None or a number > 0, got {max_points!r}")
+
+
 def _check_penalty(instance, attribute, penalty) -> None:
-    if not (callable(getattr(penalty, "value", None)) and callable(getattr(penalty, "prox", None))):
+    if not isinstance(penalty, (Penalty, BoundPenalty)):
         raise InputError(f"penalty must be an interp.Penalty (look a name up with resolve_penalty), "
                          f"got {penalty!r}")
 
@@ -58,8 +66,14 @@ class Objective:
     data and ``lam`` (which a path varies).
 
     ``loss`` names a datafit ("logistic" or "squared"), ``penalty`` is an ``interp.Penalty``
-    and ``hyper`` its hyperparameters; ``gamma`` is the grid step and ``fit_intercept`` says
-    whether the unpenalised intercept ``b`` is fitted (else b = 0).
+    and ``hyper`` its hyperparameters (or ``penalty`` is one already bound,
+    ``SCF.bind(eps=0.05)``, and ``hyper`` is left out); ``bound`` is the penalty bound to them,
+    what the solvers call, and ``hyper`` then holds all of them, defaults included.  ``gamma`` is
+    the grid step and ``fit_intercept`` says whether the unpenalised intercept ``b`` is fitted
+    (else b = 0).  ``max_points`` (None: no bound) constrains every point to ``|u_j| <=
+    max_points``: the minimiser is then that of the penalty plus the indicator of the box, whose
+    prox is the penalty's prox clipped to the box (both are separable and the penalty is convex
+    in each coordinate).
     """
 
     loss: str = attrs.field(validator=_check_loss)
@@ -67,6 +81,19 @@ class Objective:
     hyper: dict = attrs.field(factory=dict, converter=lambda h: dict(h or {}))
     gamma: float = 1.0
     fit_intercept: bool = True
+    max_points: float | None = attrs.field(default=None, validator=_check_max_points)
+    bound: BoundPenalty = attrs.field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        penalty, hyper = self.penalty, self.hyper
+        if isinstance(penalty, BoundPenalty):
+            if hyper:
+                raise InputError(f"penalty {penalty.penalty.name!r} is bound already: give its hyperparameters "
+                                 "to bind() or as hyper, not both")
+            penalty, hyper = penalty.penalty, penalty.hyper
+        bound = penalty.bind(**hyper)
+        for field, value in (("penalty", penalty), ("hyper", dict(bound.hyper)), ("bound", bound)):
+            object.__setattr__(self, field, value)
 
     @property
     def datafit(self) -> Datafit:
@@ -74,7 +101,7 @@ class Objective:
 
     def penalty_value(self, u: np.ndarray):
         """``Omega(u)`` (without lam)."""
-        return self.penalty.value(u, **self.hyper)
+        return self.bound.value(u)
 
 
 @attrs.define
@@ -176,30 +203,6 @@ def null_threshold(X, y, loss: str, fit_intercept: bool = True) -> float:
     return float(np.max(np.abs(null_gradient(X, y, loss, fit_intercept)[0]), initial=0.0))
 
 
-@functools.lru_cache(maxsize=64)
-def prox_abilities(prox, hyper: tuple) -> tuple[bool, bool]:
-    """(Does ``prox`` take a step per coordinate, does it take a 2-D stack of points and steps?)
-    Each is checked against calls with one point and one scalar step, on random points."""
-    rng = np.random.default_rng(0)
-    Z, S = rng.normal(scale=3.0, size=(2, 7)), rng.uniform(0.1, 2.0, size=(2, 7))
-
-    def call(z, s):
-        return np.asarray(prox(z, s, **dict(hyper)), dtype=float)
-
-    def agrees(make):
-        try:
-            return bool(np.array_equal(make(), ref))
-        except Exception:  # whatever a third-party prox raises on input it does not take
-            return False
-
-    try:
-        ref = np.array([[call(np.array([z]), float(s))[0] for z, s in zip(zr, sr)] for zr, sr in zip(Z, S)])
-    except Exception:
-        return False, False  # not even one point: the solver's own call will say what is wrong
-    vector = agrees(lambda: np.stack([call(z, s) for z, s in zip(Z, S)]))
-    return vector, vector and agrees(lambda: call(Z, S))
-
-
 class Problem:
     """``loss(gamma X u + b, y) + lam * penalty(u)`` on data ``X, y``, with the pieces every
     solver loop needs.
@@ -214,8 +217,9 @@ class Problem:
     def __init__(self, X, y, objective: Objective, lam: float, *, precondition: bool = True,
                  gram=None, metric=None):
         self.X, self.y, self.objective, self.lam = X, y, objective, lam
-        self.loss, self.penalty, self.hyper = objective.loss, objective.penalty, objective.hyper
+        self.loss, self.penalty = objective.loss, objective.bound
         self.gamma, self.fit_intercept = objective.gamma, objective.fit_intercept
+        self.max_points = None if objective.max_points is None else float(objective.max_points)
         self.d = X.shape[1]
         self._datafit = objective.datafit
         if gram is None and (metric is None or self.loss == "squared"):
@@ -226,21 +230,15 @@ class Problem:
         self._X32 = self._work = None  # X in single precision and the Hessian's buffer, made once
 
     def _set_metric(self, metric: tuple[np.ndarray, float]) -> None:
-        """The per-coordinate metric, and what the penalty's prox takes besides one scalar step
-        (probed once per prox): a step per coordinate (else the first-order loops use the plain
-        metric, and the Newton step's per-coordinate steps are served one distinct value at a
-        time) and a 2-D stack of points."""
+        """The per-coordinate metric; a penalty whose prox does not declare
+        ``per_coordinate_steps`` gets the plain metric in the first-order loops (the Newton
+        step's per-coordinate steps are then served one distinct value at a time)."""
         d = self.d
         D, self.lipschitz_max = metric
         self.Du = D[:d]
         self.Db = float(D[d]) if self.fit_intercept else 1.0
-        try:
-            self._vector_prox, self._stacked = prox_abilities(self.penalty.prox,
-                                                              tuple(sorted(self.hyper.items())))
-        except TypeError:  # unhashable hyperparameters: assume the least
-            self._vector_prox = self._stacked = False
         self.vector_steps = bool(d) and not np.all(self.Du == self.Du[0])
-        if self.vector_steps and self.lam > 0 and not self._vector_prox:
+        if self.vector_steps and self.lam > 0 and not self.penalty.per_coordinate_steps:
             D, self.lipschitz_max = step_metric(self.X, self.objective, False, self._gram)
             self.Du, self.Db = D[:d], (float(D[d]) if self.fit_intercept else 1.0)
             self.vector_steps = False
@@ -317,26 +315,35 @@ class Problem:
         return self.lam * float(self.objective.penalty_value(u)) if self.lam > 0 else 0.0
 
     def prox(self, v: np.ndarray, step) -> np.ndarray:
+        """The prox of ``lam * penalty`` (plus the box ``|u_j| <= max_points``) at ``v``."""
+        return self.clip(self._penalty_prox(v, step))
+
+    def clip(self, u: np.ndarray) -> np.ndarray:
+        """``u`` clipped to the box: with the penalty's prox, the prox of penalty plus box."""
+        M = self.max_points
+        return u if M is None else np.clip(u, -M, M)
+
+    def _penalty_prox(self, v: np.ndarray, step) -> np.ndarray:
+        """The prox of ``lam * penalty`` alone (no box)."""
         if self.lam <= 0:
             return v
-        if self._vector_prox or np.ndim(step) == 0:
-            return np.asarray(self.penalty.prox(v, self.lam * step, **self.hyper), dtype=float)
+        prox = self.penalty.prox
+        if self.penalty.per_coordinate_steps or np.ndim(step) == 0:
+            return np.asarray(prox(v, self.lam * step), dtype=float)
         # a prox that takes one scalar step: one call per distinct step (the prox is separable)
         v = np.asarray(v, dtype=float)
         step = np.broadcast_to(step, v.shape)
         out = np.empty(v.shape)
         for s in np.unique(step):
             at = step == s
-            out[at] = self.penalty.prox(v[at], self.lam * float(s), **self.hyper)
+            out[at] = prox(v[at], self.lam * float(s))
         return out
 
     def prox_rows(self, Z: np.ndarray, step) -> np.ndarray:
         """The prox of every row of ``Z`` (k, d) with ``step`` (broadcast to Z): one call instead
-        of k when the penalty's prox works elementwise on 2-D input (probed once); on small
-        problems each call's fixed cost is what counts."""
-        if self.lam <= 0:
-            return Z
-        if self._stacked:
+        of k when the penalty declares ``any_shape`` (its prox works elementwise on 2-D input);
+        on small problems each call's fixed cost is what counts."""
+        if self.lam <= 0 or self.penalty.any_shape:
             return self.prox(Z, step)
         step = np.broadcast_to(step, Z.shape)
         return np.stack([self.prox(z, s) for z, s in zip(Z, step)])
@@ -354,17 +361,34 @@ class Problem:
         (the gradient-mapping residual for a penalty without ``subdiff_distance``) in units of
         ``coef_scale``, zero exactly where u_j is optimal; the criterion is its max and
         ``|d loss / d b|`` in units of ``crit_scale``."""
-        lam, dist_fn = self.lam, self.penalty.subdiff_distance
+        lam = self.lam
         if lam <= 0:
             dist = np.abs(gu)
-        elif dist_fn is not None:
-            dist = lam * np.asarray(dist_fn(u, gu / lam, **self.hyper), dtype=float)
+        elif self.penalty.has_subdiff_distance:
+            dist = lam * np.asarray(self.penalty.subdiff_distance(u, gu / lam), dtype=float)
         else:  # gradient mapping, zero exactly at a minimiser
             step = self.steps(L)[0]
             dist = np.abs(u - self.prox(u - step * gu, step)) / step
+        if self.max_points is not None:
+            dist = self._box_residual(u, gu, dist, L)
         dist = dist / self.coef_scale
         crit = max(float(np.max(dist, initial=0.0)), abs(gb) / self.crit_scale if self.fit_intercept else 0.0)
         return crit, dist
+
+    def _box_residual(self, u: np.ndarray, gu: np.ndarray, dist: np.ndarray, L: float) -> np.ndarray:
+        """``dist`` with the box's normal cone added: at ``|u_j| = max_points`` any gradient
+        pushing outwards past the penalty's subdifferential is optimal.  The penalty's prox is
+        monotone, so -grad_j lies at or beyond the subdifferential's inner end exactly when one
+        unclipped proximal step from u_j does not move it inwards (for any step)."""
+        at = np.flatnonzero(np.abs(u) >= self.max_points)
+        if not at.size:
+            return dist
+        step = self.steps(L)[0]
+        s = step[at] if np.ndim(step) else step
+        moved = self._penalty_prox(u[at] - s * gu[at], s) - u[at]
+        dist = dist.copy()
+        dist[at[np.sign(u[at]) * moved >= 0]] = 0.0
+        return dist
 
     def criterion(self, u: np.ndarray, gu: np.ndarray, gb: float, L: float) -> float:
         return self.stationarity(u, gu, gb, L)[0]

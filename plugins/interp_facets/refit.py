@@ -8,6 +8,7 @@ points (and so the integrity) do not change, and the grid step becomes ``a * gam
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 from scipy.special import expit
 
@@ -66,7 +67,8 @@ def _logistic_refit(S, y, ridge, n_newton):
     act = np.arange(m)  # the columns still moving
     for _ in range(n_newton):
         Sa, aa, ba, fa = S[:, act], a[act], b[act], f[act]
-        da, db, ga, gb = _newton_direction(Sa, aa, ba, y01, ridge)
+        step = _newton_direction(Sa, aa, ba, y01, ridge)
+        da, db = step.da, step.db
         t = np.ones(act.size)
         f_new = objective(Sa, aa + da, ba + db)
         for _ in range(N_HALVINGS):  # halve the steps of the columns whose objective went up
@@ -79,14 +81,24 @@ def _logistic_refit(S, y, ridge, n_newton):
         a[act] = np.where(ok, aa + t * da, aa)
         b[act] = np.where(ok, ba + t * db, ba)
         f[act] = np.where(ok, f_new, fa)
-        act = act[(np.abs(ga) >= 1e-10) | (np.abs(gb) >= 1e-10)]
+        act = act[(np.abs(step.ga) >= 1e-10) | (np.abs(step.gb) >= 1e-10)]
         if act.size == 0:
             break
     return a, b
 
 
-def _newton_direction(S, a, b, y01, ridge):
-    """(da, db, ga, gb): the Newton step of every column's 2x2 problem and its gradient."""
+@attrs.frozen(eq=False)
+class _ColumnStep:
+    """Per column: the Newton step (da, db) of its 2x2 problem and its gradient (ga, gb)."""
+
+    da: np.ndarray
+    db: np.ndarray
+    ga: np.ndarray
+    gb: np.ndarray
+
+
+def _newton_direction(S, a, b, y01, ridge) -> _ColumnStep:
+    """The Newton step of every column's 2x2 problem, and its gradient."""
     P = expit(S * a + b)
     R = P - y01[:, None]
     W = P * (1 - P)
@@ -97,4 +109,4 @@ def _newton_direction(S, a, b, y01, ridge):
     hbb = W.mean(axis=0) + 1e-12
     det = haa * hbb - hab * hab
     det = np.where(det > 1e-300, det, 1e-300)
-    return -(hbb * ga - hab * gb) / det, -(haa * gb - hab * ga) / det, ga, gb
+    return _ColumnStep(-(hbb * ga - hab * gb) / det, -(haa * gb - hab * ga) / det, ga, gb)

@@ -1,9 +1,11 @@
 """``solve``: minimise ``loss(gamma X u + b) + lam * penalty(u)`` with one of the solver loops.
 
-The pieces, as in skglm: the datafit (:mod:`.datafits`), the penalty (any ``interp.Penalty``),
-the problem they make with the data (:mod:`.problem`), and the loops, one per file, each
-returning a :class:`~.problem.SolveResult`: :mod:`.first_order` (ISTA, FISTA) and :mod:`.newton`.
-What a fit is asked to do is :class:`SolverOptions`; where it starts is :class:`WarmStart`.
+The pieces, as in skglm: the datafit (:mod:`.datafits`), the penalty (any ``interp.Penalty``,
+bound to its hyperparameters), the problem they make with the data (:mod:`.problem`), and the
+solver classes, each with a ``run(problem, u, b, L)`` returning a :class:`~.problem.SolveResult`:
+:class:`~.first_order.ISTA`, :class:`~.first_order.FISTA` and :class:`~.newton.ProxNewton`.
+What a fit is asked to do is :class:`SolverOptions` (which makes the solver object); where it
+starts is :class:`WarmStart`.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from .first_order import first_order_loop
-from .newton import newton_loop
+from .first_order import FISTA, ISTA
+from .newton import ProxNewton
 from .problem import Objective, Problem, SolveResult
 from .validation import SOLVERS, check_max_iter, check_positive, check_solver
 
-__all__ = ["SOLVERS", "SolverOptions", "WarmStart", "solve"]
+__all__ = ["SOLVERS", "SolverOptions", "WarmStart", "solve", "ISTA", "FISTA", "ProxNewton"]
 
 
 @attrs.frozen
@@ -39,6 +41,14 @@ class SolverOptions:
     precondition: bool = True
     check_every: int = attrs.field(default=10,
                                    validator=lambda _, __, value: check_max_iter(value, "check_every"))
+
+    def make_solver(self) -> ISTA | FISTA | ProxNewton:
+        """The solver object these options describe."""
+        if self.solver == "newton":
+            return ProxNewton(self.tol, self.max_iter)
+        if self.solver == "fista":
+            return FISTA(self.tol, self.max_iter, self.check_every)
+        return ISTA(self.tol, self.max_iter)
 
 
 @attrs.frozen(eq=False)
@@ -75,10 +85,9 @@ def solve(X: np.ndarray, y: np.ndarray, objective: Objective, lam: float,
     y = np.asarray(y, dtype=float)
     start = start or WarmStart()
     P = Problem(X, y, objective, lam, precondition=options.precondition, gram=gram, metric=metric)
-    u = np.zeros(P.d) if start.u is None else np.array(start.u, dtype=float)
+    u = np.zeros(P.d) if start.u is None else P.clip(np.array(start.u, dtype=float))
     b = float(start.intercept) if objective.fit_intercept else 0.0
     L = max(min(start.lipschitz if start.lipschitz else P.lipschitz_max, P.lipschitz_max), 1e-12)
     if start.u is None and objective.fit_intercept and P.criterion(u, *P.null_grads, L) <= options.tol:
         b = P.b_null
-    loop = newton_loop if options.solver == "newton" else first_order_loop
-    return loop(P, u, b, L, options)
+    return options.make_solver().run(P, u, b, L)

@@ -89,7 +89,8 @@ def resolve_penalty(name: str, eps: float | None = None,
 
     Called when an estimator is fitted: the fitted model keeps the penalty object it got here,
     so it never needs the registry again.  ``eps`` sets the hyperparameter of that name when the
-    penalty has one; ``penalty_params`` override the others.
+    penalty has one; ``penalty_params`` override the others.  The hyperparameters are checked
+    by binding them (``penalty.bind``): an unknown name or a bad value is an ``InputError``.
     """
     if not isinstance(name, str):
         raise InputError(f"penalty must be a registered penalty name, got {name!r}")
@@ -98,14 +99,10 @@ def resolve_penalty(name: str, eps: float | None = None,
         known = ", ".join(sorted(penalties)) or "none"
         raise InputError(f"unknown penalty {name!r}; registered: {known}")
     penalty = penalties[name]
-    hyper = dict(penalty.defaults)
-    if "eps" in hyper and eps is not None:
-        hyper["eps"] = check_eps(eps)
+    given = {"eps": eps} if "eps" in penalty.defaults and eps is not None else {}
     for key, value in (penalty_params or {}).items():
-        if key not in hyper:
-            allowed = ", ".join(sorted(hyper)) or "none"
-            raise InputError(f"penalty {name!r} has no parameter {key!r} (it takes: {allowed})")
-        hyper[key] = float(value)
-    if "eps" in hyper:
-        check_eps(hyper["eps"])
-    return ResolvedPenalty(penalty, hyper)
+        try:
+            given[key] = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"penalty {name!r}: parameter {key!r} must be a number, got {value!r}") from None
+    return ResolvedPenalty(penalty, penalty.bind(**given).hyper)

@@ -71,3 +71,29 @@ def test_components_are_frozen():
     op = KernelOperator("not", 1, [1, 0])
     with pytest.raises(AttributeError):
         op.name = "other"
+
+
+def _scaled_l1_value(w, c=1.0):
+    return c * float(np.abs(w).sum())
+
+
+def _scaled_l1_prox(w, step, c=1.0):
+    return np.sign(w) * np.maximum(np.abs(w) - c * step, 0.0)
+
+
+def test_a_penalty_binds_its_hyperparameters_and_declares_what_its_prox_takes():
+    import pickle
+
+    from interp import InputError
+
+    pen = Penalty("scaled_l1", value=_scaled_l1_value, prox=_scaled_l1_prox, defaults={"c": 2.0},
+                  per_coordinate_steps=True)
+    assert pen.per_coordinate_steps and not pen.any_shape  # as declared; nothing is probed
+    bound = pen.bind()
+    assert bound.hyper == {"c": 2.0} and bound.value(np.array([1.0, -2.0])) == 6.0
+    assert bound.per_coordinate_steps and not bound.any_shape and not bound.has_subdiff_distance
+    np.testing.assert_array_equal(pen.bind(c=0.5).prox(np.array([3.0, -0.2]), np.array([2.0, 1.0])), [2.0, 0.0])
+    again = pickle.loads(pickle.dumps(pen.bind(c=0.5)))
+    assert again.hyper == {"c": 0.5} and again.value(np.array([4.0])) == 2.0
+    with pytest.raises(InputError, match=r"penalty 'scaled_l1' has no parameter 'eps' \(it takes: c\)"):
+        pen.bind(eps=0.1)

@@ -44,6 +44,8 @@ class L1(Penalty):
     """A correct Lasso penalty, the base of the broken ones below."""
 
     name = "lasso"
+    per_coordinate_steps = True
+    any_shape = True
 
     def value(self, w):
         return float(np.abs(w).sum())
@@ -118,17 +120,53 @@ def test_a_broken_penalty_fails_naming_what_is_wrong(penalty, message):
         check_penalty(penalty)
 
 
-def test_a_prox_for_scalar_steps_only_fails_unless_said_so():
+def test_a_prox_for_scalar_steps_only_fails_if_it_declares_more():
     class ScalarOnly(L1):
         name = "scalar_only"
 
         def prox(self, w, step):
             return _soft(w, float(step))
 
-    with pytest.raises(ContractError, match="'scalar_only': prox does not take one step per coordinate "
-                                            r"\(TypeError: .*per_coordinate_steps=False"):
+    with pytest.raises(ContractError, match="'scalar_only': declares per_coordinate_steps but prox does not take "
+                                            r"one step per coordinate \(TypeError: .*per_coordinate_steps = False"):
         check_penalty(ScalarOnly())
-    check_penalty(ScalarOnly(), per_coordinate_steps=False)
+
+    class Declared(ScalarOnly):
+        per_coordinate_steps = False
+
+    check_penalty(Declared())
+
+
+def test_a_prox_for_vectors_only_fails_if_it_declares_any_shape():
+    class VectorOnly(L1):
+        name = "vector_only"
+
+        def prox(self, w, step):
+            if np.ndim(w) != 1:
+                raise ValueError("one vector at a time")
+            return _soft(w, step)
+
+    with pytest.raises(ContractError, match="'vector_only': declares any_shape but prox does not take a 2-D stack "
+                                            r"of points \(ValueError: one vector at a time\); set any_shape = False"):
+        check_penalty(VectorOnly())
+    check_penalty(VectorOnly(any_shape=False))
+
+
+def test_a_stacked_prox_that_mixes_rows_fails():
+    class RowMixer(L1):
+        name = "row_mixer"
+
+        def prox(self, w, step):
+            out = _soft(w, step)
+            return out[::-1] if np.ndim(w) == 2 else out
+
+    with pytest.raises(ContractError, match="'row_mixer': prox of 44 points stacked in 2-D gives"):
+        check_penalty(RowMixer())
+
+
+def test_declarations_must_be_booleans():
+    with pytest.raises(interp.PluginError, match="per_coordinate_steps must be True or False, got 1"):
+        L1(per_coordinate_steps=1)
 
 
 def test_a_penalty_given_as_callables_with_hyperparameters():

@@ -245,3 +245,51 @@ def test_builtin_penalties_are_penalty_subclasses_registered_as_instances():
 def test_bad_eps_is_an_input_error(bad):
     with pytest.raises(interp.InputError, match="eps"):
         interp_facets.prox_scf(np.ones(2), 0.1, bad)
+
+
+# -- bound penalties --------------------------------------------------------------------------------
+@given(w=st.lists(finite, min_size=1, max_size=6), mu=steps.filter(lambda m: m > 0), eps=epss,
+       ratio=st.floats(0, 1))
+@settings(max_examples=30, deadline=None)
+def test_a_bound_penalty_is_the_penalty_called_with_its_hyperparameters(w, mu, eps, ratio):
+    """bind fixes the hyperparameters once: value, prox and subdiff_distance take none, and
+    agree bit for bit with the unbound methods called with them."""
+    w = np.array(w)
+    grad = np.linspace(-2, 2, w.size)
+    for pen, hyper in ((P.SCF, {"eps": eps}), (P.ELASTICNET, {"l1_ratio": ratio}), (P.FACETS, {})):
+        bound = pen.bind(**hyper)
+        assert bound.hyper == {**pen.defaults, **hyper}
+        assert bound.value(w) == pen.value(w, **hyper)
+        np.testing.assert_array_equal(bound.prox(w, mu), pen.prox(w, mu, **hyper))
+        np.testing.assert_array_equal(bound.subdiff_distance(w, grad), pen.subdiff_distance(w, grad, **hyper))
+
+
+def test_bind_checks_the_hyperparameters_once():
+    assert P.SCF.bind().hyper == {"eps": 0.01}
+    with pytest.raises(interp.InputError, match=r"penalty 'scf' has no parameter 'cap' \(it takes: eps\)"):
+        P.SCF.bind(cap=1.0)
+    with pytest.raises(interp.InputError, match="eps must be in"):
+        P.SCF.bind(eps=1.5)
+    with pytest.raises(interp.InputError, match="l1_ratio must be in"):
+        P.ELASTICNET.bind(l1_ratio=-0.1)
+
+
+def test_an_objective_takes_a_bound_penalty_or_a_penalty_and_its_hyperparameters():
+    from interp_facets.problem import Objective
+
+    a = Objective("logistic", P.SCF.bind(eps=0.05))
+    b = Objective("logistic", P.SCF, {"eps": 0.05})
+    assert a.penalty is b.penalty is P.SCF and a.hyper == b.hyper == {"eps": 0.05}
+    assert a.bound.hyper == {"eps": 0.05}
+    with pytest.raises(interp.InputError, match="bound already"):
+        Objective("logistic", P.SCF.bind(eps=0.05), {"eps": 0.1})
+    with pytest.raises(interp.InputError, match="penalty must be an interp.Penalty"):
+        Objective("logistic", P.prox_facets)
+
+
+def test_builtin_penalties_declare_what_their_prox_takes_and_keep_it():
+    from interp.testing import check_penalty
+
+    for pen in P.PENALTIES:
+        assert pen.per_coordinate_steps and pen.any_shape
+        check_penalty(pen)  # checks the declarations too

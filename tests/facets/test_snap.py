@@ -69,3 +69,14 @@ def test_the_estimator_snaps_by_default_and_reports_it():
     assert 0 <= snapped.snap_gap_ <= 1e-4
     np.testing.assert_array_equal(snapped.points_, np.round(strict.coef_grid_))
     assert strict.n_snapped_ == 0 and np.isnan(strict.snap_gap_)
+
+
+def test_snap_rounds_into_the_box_of_max_points():
+    """With max_points = 2.7 a coefficient at 2.6 rounds to 2 (3 is outside the box)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = np.where(X @ np.array([0.5, -0.2]) + rng.logistic(size=200) > 0, 1.0, -1.0)
+    objective = Objective("logistic", *resolve_penalty("scf"), gamma=0.01, max_points=2.7)
+    U, gap = snap_to_grid(X, y, np.array([[2.6, -2.7], [2.4, 1.0]]), [0.0, 0.0], objective, [1e-3, 1e-3], 0.5)
+    np.testing.assert_array_equal(U, [[2.0, -2.0], [2.0, 1.0]])
+    assert np.all(gap >= 0)

@@ -2,6 +2,7 @@
 
 import warnings
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,7 @@ import interp
 from interp import hookimpl
 from interp.testing import registered
 from interp_facets import FacetsClassifier, FacetsRegressor, Objective, SolverOptions, solve
+from interp_facets.solver import WarmStart
 from interp_facets import penalties as P
 from interp_facets.problem import Problem
 from interp_facets.validation import resolve_penalty
@@ -325,23 +327,21 @@ def _one_dimensional_prox(w, step):
     return np.sign(w) * np.maximum(np.abs(w) - step, 0.0)
 
 
-@pytest.mark.parametrize("prox", [_scalar_step_prox, _one_dimensional_prox])
+@pytest.mark.parametrize("prox, per_coordinate_steps", [(_scalar_step_prox, False), (_one_dimensional_prox, True)])
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_a_prox_that_takes_less_than_arrays_still_fits(prox, solver):
+def test_a_prox_that_takes_less_than_arrays_still_fits(prox, per_coordinate_steps, solver):
     """The Newton step needs a step per coordinate (and stacks points); a third-party prox that
-    takes one scalar step (the Newton solver raised a TypeError from inside numpy) or only 1-D
-    input is served one distinct step, or one point, at a time, and gives scikit-learn's L1 fit."""
-    from interp_facets.problem import prox_abilities
-
-    # what the solver sees: (a step per coordinate, a 2-D stack); the built-ins take both
-    assert prox_abilities(prox, ()) == {_scalar_step_prox: (False, False),
-                                        _one_dimensional_prox: (True, False)}[prox]
+    takes one scalar step or only 1-D input, as it declares (by default: neither a step per
+    coordinate nor any shape), is served one distinct step, or one point, at a time, and gives
+    scikit-learn's L1 fit.  The built-ins declare both."""
     for builtin in P.PENALTIES:
-        assert prox_abilities(builtin.prox, tuple(sorted(builtin.defaults.items()))) == (True, True)
+        assert builtin.per_coordinate_steps and builtin.any_shape
+    pen = interp.Penalty("l1_by_hand", lambda w: float(np.abs(w).sum()), prox,
+                         per_coordinate_steps=per_coordinate_steps)
+    assert not pen.any_shape
     X, y = classification_data()
     X = X * np.array([1.0, 30.0, 1.0, 0.02, 1.0])  # scales apart: the metric is not constant
     lam = 0.01
-    pen = interp.Penalty("l1_by_hand", lambda w: float(np.abs(w).sum()), prox)
     res = solve(X, y, Objective("logistic", pen), lam, SolverOptions(solver, tol=1e-8, max_iter=200000))
     assert res.converged
     ref = LogisticRegression(C=1 / (len(y) * lam), l1_ratio=1.0, solver="liblinear", tol=1e-10,
@@ -413,3 +413,110 @@ def test_solve_names_an_unknown_solver_or_loss(kwargs, message):
     if "solver" in kwargs:
         with pytest.raises(interp.InputError, match=message):
             FacetsClassifier(solver=kwargs["solver"]).fit(X, y)
+
+
+# -- the box |u_j| <= max_points -------------------------------------------------------------------
+def _box_reference(X, y, objective, lam, M):
+    """The box-constrained minimiser by scipy (Powell with bounds, from the unconstrained
+    minimiser clipped and from zero, the better kept): independent of our prox."""
+    from scipy.optimize import minimize
+
+    datafit, pen, hyper, gamma = objective.datafit, objective.penalty, objective.hyper, objective.gamma
+    d = X.shape[1]
+
+    def f(x):
+        return datafit.value(gamma * X @ x[:d] + x[d], y) + lam * pen.value(x[:d], **hyper)
+
+    free = solve(X, y, attrs.evolve(objective, max_points=None), lam, SolverOptions(tol=1e-9, max_iter=5000))
+    bounds = [(-M, M)] * d + [(None, None)]
+    best = None
+    for x0 in (np.r_[np.clip(free.u, -M, M), free.intercept], np.zeros(d + 1)):
+        for _ in range(3):  # restart Powell where it stopped: it stalls on the kinks otherwise
+            r = minimize(f, x0, method="Powell", bounds=bounds, options={"xtol": 1e-12, "ftol": 1e-15,
+                                                                         "maxfev": 200000})
+            x0 = r.x
+        if best is None or r.fun < best.fun:
+            best = r
+    return best, free
+
+
+@pytest.mark.parametrize("M", [2.0, 2.5])
+@pytest.mark.parametrize("penalty", ["facets", "scf", "l1"])
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_max_points_gives_the_box_constrained_minimiser(penalty, solver, M):
+    """With every |u_j| <= M binding on some coordinates: our fit is feasible, stationary, and its
+    objective is the numerical argmin's (a strictly convex logistic problem: the point too)."""
+    X, y = classification_data(n=150, seed=7)
+    X = X[:, :3]
+    lam, gamma = 0.002, 0.2
+    objective = Objective("logistic", *resolve_penalty(penalty, 0.05), gamma=gamma, max_points=M)
+    tol = 1e-9 if solver == "newton" else 1e-7  # ISTA's linear rate is slow here
+    res = solve(X, y, objective, lam, SolverOptions(solver, tol=tol, max_iter=20000))
+    ref, free = _box_reference(X, y, objective, lam, M)
+    assert res.converged and np.max(np.abs(res.u)) <= M
+    assert np.max(np.abs(free.u)) > M + 0.5  # the box binds
+    assert np.sum(np.abs(res.u) == M) >= 1  # on the bound exactly
+    assert res.objective <= ref.fun + 1e-8
+    np.testing.assert_allclose(np.r_[res.u, res.intercept], ref.x, atol=2e-4)
+
+
+@pytest.mark.parametrize("penalty", ["facets", "scf"])
+@pytest.mark.parametrize("M", [0.5, 1.0, 2.0, 3.7])
+def test_max_points_in_one_dimension_matches_brute_force(penalty, M):
+    """min over |u| <= M of sum (y - gamma x u)^2 / (2n) + lam Omega(u) by bounded Brent."""
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=80)
+    y = 3.3 * x + rng.normal(scale=0.5, size=80)
+    lam, gamma = 0.2, 0.5
+    pen, hyper = resolve_penalty(penalty)
+    res = solve(x[:, None], y, Objective("squared", pen, hyper, gamma=gamma, fit_intercept=False, max_points=M),
+                lam, SolverOptions(tol=1e-10, max_iter=10000))
+    f = lambda u: np.mean((y - gamma * x * u) ** 2) / 2 + lam * pen.value(np.array([u]), **hyper)  # noqa: E731
+    ref = minimize_scalar(f, bounds=(-M, M), method="bounded", options={"xatol": 1e-12}).x
+    assert res.converged and abs(res.u[0]) <= M
+    assert res.u[0] == pytest.approx(ref, abs=1e-6)
+
+
+def test_max_points_none_and_a_loose_box_change_nothing():
+    X, y = classification_data(seed=3)
+    pen, hyper = resolve_penalty("scf")
+    fits = [solve(X, y, Objective("logistic", pen, hyper, gamma=0.3, max_points=M), 0.01) for M in (None, 1e6)]
+    np.testing.assert_array_equal(fits[0].u, fits[1].u)
+    assert fits[0].intercept == fits[1].intercept
+
+
+def test_a_warm_start_outside_the_box_is_clipped_into_it():
+    X, y = classification_data(seed=3)
+    objective = Objective("logistic", *resolve_penalty("facets"), gamma=0.3, max_points=1)
+    res = solve(X, y, objective, 0.01, SolverOptions("ista", tol=1e-8, max_iter=20000), WarmStart(np.full(5, 9.0)))
+    ref = solve(X, y, objective, 0.01, SolverOptions("ista", tol=1e-8, max_iter=20000))
+    assert res.converged and np.max(np.abs(res.u)) <= 1
+    np.testing.assert_allclose(res.u, ref.u, atol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "5", True])
+def test_bad_max_points_is_an_input_error(bad):
+    with pytest.raises(interp.InputError, match="max_points must be None or a number > 0"):
+        Objective("logistic", P.SCF, max_points=bad)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_solver_class_run_on_a_problem_is_solve(solver):
+    """SolverOptions makes the solver object (ISTA, FISTA, ProxNewton); its run on the problem
+    returns the named result solve returns, bit for bit."""
+    from interp_facets.first_order import FISTA, ISTA
+    from interp_facets.newton import ProxNewton
+    from interp_facets.problem import SolveResult
+
+    X, y = classification_data(seed=1)
+    X = np.asfortranarray(X)
+    objective = Objective("logistic", P.SCF.bind(eps=0.05), gamma=0.3, max_points=3)
+    options = SolverOptions(solver, tol=1e-7, max_iter=5000, check_every=4)
+    made = options.make_solver()
+    assert made == {"newton": ProxNewton(1e-7, 5000), "fista": FISTA(1e-7, 5000, 4), "ista": ISTA(1e-7, 5000)}[solver]
+    P_ = Problem(X, y, objective, 0.01)
+    res = made.run(P_, np.zeros(X.shape[1]), 0.0, P_.lipschitz_max)
+    ref = solve(X, y, objective, 0.01, options)
+    assert isinstance(res, SolveResult) and res.converged
+    np.testing.assert_array_equal(res.u, ref.u)
+    assert (res.intercept, res.n_iter) == (ref.intercept, ref.n_iter)

@@ -17,6 +17,9 @@ class CappedL1(interp.Penalty):
 
     name = "capped_l1"
     defaults = {"cap": 1.0}
+    # the prox below works elementwise on arrays of any shape, with one step per coordinate
+    per_coordinate_steps = True
+    any_shape = True
 
     def value(self, w, cap=1.0):
         return float(np.minimum(np.abs(w), cap).sum())
