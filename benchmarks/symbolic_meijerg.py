@@ -1,99 +1,113 @@
-"""Speed of interp_symbolic.meijerg against mpmath.meijerg called per point, same points.
+"""Speed and accuracy of interp_symbolic.meijerg against mpmath.meijerg called per point.
 
-For each configuration of the paper (and the (1,1,2,2) one a contrib package may add), 5 random
-parameter sets in [-1.5, 1.5] (well separated, as in the accuracy tests) and 500 points z in
-(0.02, 0.9) (the range the pursuit uses for the p == q configurations; p != q also get z up to
-3).  Prints per configuration the median time of one vectorised call (value, and value + full
-gradient), the time of mpmath.meijerg called on each of the same 500 points, the ratios
-(medians over the parameter sets), the largest relative error against mpmath (30 digits, all
-points) and how many points fell back to mpmath.  Last, the cost of one pass of the scaled sum
-(a fixed part and a part per point and term), which ``strategy.GROUP_SAVE`` weighs when it
-decides whether a group of points gets its own pass.
+For each configuration of ``families.PAPER_FAMILIES``, ``DRAWS`` random parameter sets in
+[-1.5, 1.5] with ``POINTS`` points z in (0, 4] (none with |z - 1| < 0.05), in two strata of
+equal size: uniform draws, and close-pole draws whose first two b's (configurations with m >= 2)
+or first two a's (n >= 2, the poles of the 1/z expansion), or both, are 0.02 to 0.2 apart.
+Per draw: our time (median of ``REPEATS`` cold calls, coefficient cache emptied first), the
+time of mpmath.meijerg (default 15 digits) per point, timed on a random subsample of
+``MP_POINTS`` of the draw's points and scaled to all of them, the relative error against mpmath
+at 30 digits on that subsample, and how many points our call sent to mpmath.  Times are CPU
+time of this process (``time.process_time``), so that other processes on a shared machine do
+not change the ratios.
 
-    python benchmarks/symbolic_meijerg.py
+Prints per configuration and stratum: the median ratio, the worst draw's ratio and fallback
+count, the share of draws at >= 300x, the largest relative error and the fallback total.  Last,
+the cost of one pass of the scaled sum (a fixed part and a part per point and term), which
+``strategy.GROUP_SAVE`` weighs when it decides whether a group of points gets its own pass.
+
+    python benchmarks/symbolic_meijerg.py [draws per configuration, default 200]
 """
 
+import sys
 import time
 
 import mpmath
 import numpy as np
 
-from interp_symbolic import meijerg, meijerg_grad
+from interp_symbolic import meijerg
+from interp_symbolic.families import PAPER_FAMILIES
 from interp_symbolic.meijer.coefficients import cached_block_coeffs
-from interp_symbolic.meijer.series import Parameters
 from interp_symbolic.meijer.scaled import sum_scaled
+from interp_symbolic.meijer.series import Parameters
 from interp_symbolic.meijer.strategy import GROUP_SAVE
 
-CONFIGS = [(1, 0, 0, 2), (0, 1, 3, 1), (2, 1, 2, 3), (2, 2, 3, 3), (2, 0, 1, 3), (1, 1, 2, 2)]
-N = 500
-N_SETS = 5
+DRAWS = 200
+POINTS = 100
+MP_POINTS = 10
+REPEATS = 3
+TARGET = 300.0
+CLOSE = (0.02, 0.2)
 
 
-def separated(m, n, a, b):
-    for grp, k in ((b, m), (a, n)):
-        for i in range(k):
-            for j in range(i + 1, k):
-                d = grp[j] - grp[i]
-                if abs(d - round(d)) < 0.05:
-                    return False
-    for j in range(n):
-        for h in range(m):
-            d = a[j] - b[h]
-            if d > 0.5 and abs(d - round(d)) < 0.05:
-                return False
-    return True
+def draw(rng, orders, close):
+    """a (p,), b (q,) uniform in [-1.5, 1.5]; ``close``: the first pair of first-group b's
+    and of first-group a's (where there are two) 0.02 to 0.2 apart."""
+    m, n, p, q = orders
+    a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
+    if close:
+        for v, k in ((b, m), (a, n)):
+            if k >= 2:
+                gap = rng.uniform(*CLOSE) * rng.choice([-1.0, 1.0])
+                v[1] = v[0] + gap if abs(v[0] + gap) <= 1.5 else v[0] - gap
+    return [list(a[:n]), list(a[n:])], [list(b[:m]), list(b[m:])]
 
 
-def median_time(fn, reps=7, cold=True):
-    """Median wall time of ``fn``; ``cold`` empties the coefficient cache before each call, so a
-    repeated call pays for everything a first call with new parameters pays for (as in a fit)."""
+def points(rng):
+    z = rng.uniform(0.0, 4.0, 3 * POINTS)
+    return z[(z > 0) & (np.abs(z - 1.0) >= 0.05)][:POINTS]
+
+
+def cpu_time(fn, reps):
+    """Median CPU time of ``fn`` over ``reps`` calls, each with an empty coefficient cache."""
     ts = []
     for _ in range(reps):
-        if cold:
-            cached_block_coeffs.cache_clear()
-        t0 = time.perf_counter()
+        cached_block_coeffs.cache_clear()
+        t0 = time.process_time()
         fn()
-        ts.append(time.perf_counter() - t0)
+        ts.append(time.process_time() - t0)
     return float(np.median(ts))
 
 
-def main():
+def one_draw(rng, a_s, b_s):
+    """(ratio, fallback count, max relative error) of one draw."""
+    z = points(rng)
+    val, info = meijerg(a_s, b_s, z, return_info=True)
+    ours = cpu_time(lambda: meijerg(a_s, b_s, z), REPEATS)
+    sub = rng.choice(z.size, MP_POINTS, replace=False)
+    t0 = time.process_time()
+    for zi in z[sub]:
+        mpmath.meijerg(a_s, b_s, float(zi))
+    mp = (time.process_time() - t0) * z.size / MP_POINTS
+    with mpmath.workdps(30):
+        ref = np.array([float(mpmath.meijerg(a_s, b_s, float(zi))) for zi in z[sub]])
+    err = float(np.max(np.abs(val[sub] - ref) / np.maximum(np.abs(ref), 1e-300)))
+    return mp / ours, int(info["fallback"].sum()), err
+
+
+def report(orders, stratum, rows):
+    ratio = np.array([r[0] for r in rows])
+    worst = int(np.argmin(ratio))
+    fb = sum(r[1] for r in rows)
+    print(f"{str(orders):>14} {stratum:>8} {len(rows):6d} {np.median(ratio):8.0f}x {ratio[worst]:8.1f}x "
+          f"{rows[worst][1]:>8d} {np.mean(ratio >= TARGET):8.1%} {max(r[2] for r in rows):10.1e} "
+          f"{fb:>6d}/{len(rows) * POINTS}")
+
+
+def main(draws):
     rng = np.random.default_rng(0)
-    print(f"{'config':>14} {'ours ms':>9} {'ours+grad ms':>13} {'mpmath ms':>10} {'ratio':>8} "
-          f"{'ratio(grad)':>11} {'max rel err':>12} {'fallback':>9} {'warm ratio':>10}")
-    for m, n, p, q in CONFIGS:
-        ratios, ratios_g, errs, fbs, t_ours, t_grad, t_mp, t_warm = [], [], [], [], [], [], [], []
-        for rep in range(N_SETS):
-            while True:
-                a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
-                if separated(m, n, a, b):
-                    break
-            a_s, b_s = [list(a[:n]), list(a[n:])], [list(b[:m]), list(b[m:])]
-            hi = 0.9 if p == q else 3.0
-            z = rng.uniform(0.02, hi, N)
-            val, info = meijerg(a_s, b_s, z, return_info=True)
-            to = median_time(lambda: meijerg(a_s, b_s, z))
-            tg = median_time(lambda: meijerg_grad(a_s, b_s, z))
-            t_warm.append(median_time(lambda: meijerg(a_s, b_s, z), cold=False))
-            t0 = time.perf_counter()
-            for zi in z:
-                mpmath.meijerg(a_s, b_s, zi)
-            tm = time.perf_counter() - t0
-            with mpmath.workdps(30):
-                ref30 = np.array([float(mpmath.meijerg(a_s, b_s, zi)) for zi in z])
-            errs.append(float(np.max(np.abs(val - ref30) / np.abs(ref30))))
-            fbs.append(int(info["fallback"].sum()))
-            t_ours.append(to)
-            t_grad.append(tg)
-            t_mp.append(tm)
-            ratios.append(tm / to)
-            ratios_g.append(tm / tg)
-        print(f"{str((m, n, p, q)):>14} {1e3 * np.median(t_ours):9.2f} {1e3 * np.median(t_grad):13.2f} "
-              f"{1e3 * np.median(t_mp):10.1f} {np.median(ratios):7.0f}x {np.median(ratios_g):10.0f}x "
-              f"{max(errs):12.1e} {sum(fbs):>5d}/{N_SETS * N} {np.median(t_mp) / np.median(t_warm):9.0f}x")
-    print(f"(mpmath at its default 15 digits on the same {N} points; times and ratios are medians over"
-          f" {N_SETS} random parameter sets; 'ours' is a cold call, coefficient cache emptied first;"
-          f" 'warm ratio' repeats the same parameters with the cache kept)")
+    print(f"{'config':>14} {'stratum':>8} {'draws':>6} {'median':>9} {'worst':>9} {'worst fb':>8} "
+          f"{'>=300x':>8} {'max err':>10} {'fallback':>12}")
+    for fam in PAPER_FAMILIES:
+        m, n, p, q = fam.orders
+        strata = ("uniform", "close") if max(m, n) >= 2 else ("uniform",)
+        for stratum in strata:
+            k = draws // len(strata)
+            rows = [one_draw(rng, *draw(rng, fam.orders, stratum == "close")) for _ in range(k)]
+            report(fam.orders, stratum, rows)
+    print(f"(ratio = mpmath.meijerg per point at 15 digits, timed on {MP_POINTS} random points of each"
+          f" draw's {POINTS} and scaled, over our one vectorised call on all {POINTS}, median of {REPEATS}"
+          f" cold calls; CPU times; errors against mpmath at 30 digits on the same subsample)")
 
 
 def pass_cost():
@@ -105,14 +119,19 @@ def pass_cost():
     def t(N, K):
         logw = np.log(np.append(rng.uniform(0.5, 0.995, N - 1), 0.995))
         with np.errstate(all="ignore"):
-            return median_time(lambda: sum_scaled(par, logw, K, False, {}), reps=15, cold=False)
+            ts = []
+            for _ in range(15):
+                t0 = time.process_time()
+                sum_scaled(par, logw, K, False, {})
+                ts.append(time.process_time() - t0)
+            return float(np.median(ts))
 
     fixed = t(1, 48)
     per_term = (t(2000, 1000) - fixed) / (2000 * 1000)
-    print(f"one pass of the scaled sum: {1e3 * fixed:.2f} ms fixed + {1e9 * per_term:.2f} ns per point and term;"
-          f" GROUP_SAVE = {GROUP_SAVE:.0e} point-terms = {1e3 * GROUP_SAVE * per_term:.2f} ms")
+    print(f"one pass of the scaled sum: {1e3 * fixed:.2f} ms fixed + {1e9 * per_term:.2f} ns per point"
+          f" and term; GROUP_SAVE = {GROUP_SAVE:.0e} point-terms = {1e3 * GROUP_SAVE * per_term:.2f} ms")
 
 
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else DRAWS)
     pass_cost()

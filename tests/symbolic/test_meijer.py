@@ -151,12 +151,23 @@ def test_perturbed_gradient():
     assert np.max(np.abs(ours - ref)) <= 1e-6 * np.max(np.abs(ref))
 
 
-def test_near_unit_circle_falls_back_and_is_right():
+def test_near_unit_circle_is_continued_and_right():
+    # (2,2,3,3): G is analytic at z = 1, where both residue series crawl and cancel; the values
+    # are continued along the differential equation, with no mpmath
     a_s, b_s = [[1.0, 1.2], [3.0]], [[3.3, 0.4], [1.5]]
-    z = np.array([0.999, 1.001])
+    z = np.array([0.999, 1.0, 1.001])
     val, info = meijerg(a_s, b_s, z, return_info=True)
     ref = [mp_value(a_s, b_s, zi) for zi in z]
-    np.testing.assert_allclose(val, ref, rtol=1e-8)
+    np.testing.assert_allclose(val, ref, rtol=1e-10)
+    assert not info["fallback"].any()
+
+
+def test_singular_unit_circle_falls_back_and_is_right():
+    # (1,1,2,2): z = 1 is a singular point; close to it the points go to mpmath
+    a_s, b_s = [[0.35], [-0.45]], [[0.15], [0.8]]
+    z = np.array([0.9999, 1.0001])
+    val, info = meijerg(a_s, b_s, z, return_info=True)
+    np.testing.assert_allclose(val, [mp_value(a_s, b_s, zi) for zi in z], rtol=1e-8)
     assert info["fallback"].all()
 
 
@@ -175,7 +186,7 @@ def test_cancellation_and_overflow_are_never_silent():
 
 
 def test_max_fallback_returns_nan_not_a_wrong_number():
-    a_s, b_s = [[1.0, 1.2], [3.0]], [[3.3, 0.4], [1.5]]
+    a_s, b_s = [[0.35], [-0.45]], [[0.15], [0.8]]
     z = np.array([0.3, 0.9999, 1.0001, 0.9998])
     val = meijerg(a_s, b_s, z, max_fallback=1)
     assert np.isfinite(val[0]) and np.isnan(val[1:]).all()
@@ -184,3 +195,65 @@ def test_max_fallback_returns_nan_not_a_wrong_number():
 def test_rejects_nonpositive_z():
     with pytest.raises(ValueError):
         meijerg([[], []], [[0.0], []], np.array([0.0, 1.0]))
+
+
+PAPER_CONFIGS = [(1, 0, 0, 2), (0, 1, 3, 1), (2, 1, 2, 3), (2, 2, 3, 3), (2, 0, 1, 3)]
+# arguments over (0, 4] without |z - 1| < 0.05, dense where close poles used to fall back
+CLOSE_Z = np.array([0.02, 0.3, 0.64, 0.75, 0.84, 0.92, 0.95, 1.05, 1.15, 1.3, 1.8, 2.5, 3.2, 4.0])
+
+
+def close_pole_params(rng, m, n, p, q):
+    """a, b uniform in [-1.5, 1.5] with the first two first-group b's (the poles of the z
+    expansion) and the first two first-group a's (those of the 1/z expansion) 0.02 to 0.2 apart."""
+    a, b = rng.uniform(-1.5, 1.5, p), rng.uniform(-1.5, 1.5, q)
+    for v, k in ((b, m), (a, n)):
+        if k >= 2:
+            gap = rng.uniform(0.02, 0.2) * rng.choice([-1.0, 1.0])
+            v[1] = v[0] + gap if abs(v[0] + gap) <= 1.5 else v[0] - gap
+    return a, b
+
+
+@pytest.mark.parametrize("orders", [c for c in PAPER_CONFIGS if max(c[0], c[1]) >= 2])
+def test_close_poles_need_no_mpmath(orders):
+    m, n, p, q = orders
+    # (a point where G is close to a zero may still need mpmath: there a relative error of
+    # 1e-8 asks for more than double precision; at most one such point of the 42)
+    rng = np.random.default_rng(20 + sum(orders))
+    fallbacks = 0
+    for _ in range(3):
+        a_s, b_s = split(m, n, *close_pole_params(rng, m, n, p, q))
+        val, info = meijerg(a_s, b_s, CLOSE_Z, return_info=True)
+        fallbacks += int(info["fallback"].sum())
+        assert fallbacks <= 1, (a_s, b_s, CLOSE_Z[info["fallback"]])
+        for zi, gi, est, fb in zip(CLOSE_Z, val, info["rel_error"], info["fallback"]):
+            ref = mp_value(a_s, b_s, zi)
+            err = abs(gi - ref) / abs(ref)
+            assert err <= 1e-8, (a_s, b_s, zi, gi, ref)
+            if not fb:  # the estimate is not optimistic
+                assert err <= 10 * est + 1e-13, (a_s, b_s, zi, err, est)
+
+
+def test_issue_close_b_poles_2233():
+    # the issue's case: (2,2,3,3) with two b-poles 0.08 apart sent the points with z in
+    # (0.64, 0.92) to mpmath
+    a_s, b_s = [[-0.6, 0.55], [1.1]], [[0.3, 0.38], [-0.9]]
+    z = np.linspace(0.64, 0.92, 100)
+    val, info = meijerg(a_s, b_s, z, return_info=True)
+    assert not info["fallback"].any()
+    ref = np.array([mp_value(a_s, b_s, zi) for zi in z[::11]])
+    np.testing.assert_allclose(val[::11], ref, rtol=1e-9)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([c for c in PAPER_CONFIGS if max(c[0], c[1]) >= 2]), st.integers(0, 2**32 - 1),
+       st.floats(0.02, 0.2), st.floats(0.01, 4.0).filter(lambda x: abs(x - 1.0) >= 0.05))
+def test_hypothesis_close_poles(orders, seed, gap, z):
+    m, n, p, q = orders
+    a, b = close_pole_params(np.random.default_rng(seed), m, n, p, q)
+    for v, k in ((b, m), (a, n)):  # the gap hypothesis chose, either side
+        if k >= 2:
+            v[1] = v[0] + gap if abs(v[0] + gap) <= 1.5 else v[0] - gap
+    a_s, b_s = split(m, n, a, b)
+    got, info = meijerg(a_s, b_s, np.array([z]), return_info=True)
+    ref = mp_value(a_s, b_s, z)
+    assert abs(got[0] - ref) <= 1e-8 * abs(ref), (a_s, b_s, z, got[0], ref, info)

@@ -14,6 +14,8 @@ them to one generic engine:
   product; ``logspace``: per point in log space, for points spanning too many magnitudes;
 * ``bounds``: the choice of K, the rounding and tail bounds, which points are accepted;
 * ``strategy``: the series length per group of points; ``extrapolation``: coincident poles;
+* ``continuation``: values the residue sums do not certify (close poles cancelling, p == q near
+  |z| = 1), continued along G's differential equation from an anchor where the sums converge;
 * ``fallback``: ``mpmath.meijerg`` at 30 digits for the points nothing else certifies;
 * ``evaluate``: ``meijerg`` / ``meijerg_grad``, which path computes each point.
 

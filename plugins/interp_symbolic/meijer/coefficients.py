@@ -226,8 +226,8 @@ class LogMagnitudes:
 def _running_sum(steps: RatioSteps, K: int) -> LogMagnitudes:
     """log|c_k| = L0 + the running sum of the steps, in blocks of RUNNING_SUM_BLOCK (the local
     sums stay small, so do their roundings), with its error bound in units of eps: the start,
-    the steps, each local sum's rounding (at most the largest local sum per step) and each
-    block offset's (at most the largest |L - L0|)."""
+    the steps, each local sum's rounding (at most the largest local sum so far per step) and
+    each block offset's (at most the largest offset so far)."""
     B = RUNNING_SUM_BLOCK
     L0 = steps.start
     nb = -(-(K - 1) // B)
@@ -241,8 +241,12 @@ def _running_sum(steps: RatioSteps, K: int) -> LogMagnitudes:
     L[0] = L0
     L[1:] = (L0 + (offs_b[:, None] + loc)).reshape(-1)[:K - 1]
     kk = k_tables(K).k
-    Lerr = 1.0 + abs(L0) + np.abs(L) + kk * float(np.abs(loc).max()) \
-        + (kk // B + 1.0) * float(np.abs(offs_b).max())
+    loc_max = np.empty(K)  # the largest local sum and block offset up to each k (L_k uses no later one)
+    loc_max[0] = 0.0
+    loc_max[1:] = np.maximum.accumulate(np.abs(loc).reshape(-1)[:K - 1])
+    offs_max = np.maximum.accumulate(np.abs(offs_b))
+    block = np.minimum(kk // B, nb - 1).astype(int)
+    Lerr = 1.0 + abs(L0) + np.abs(L) + kk * loc_max + (kk // B + 1.0) * offs_max[block]
     Lerr[1:] += np.cumsum(steps.err)
     return LogMagnitudes(L, Lerr)
 

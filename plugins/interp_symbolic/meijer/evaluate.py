@@ -1,9 +1,11 @@
 """``meijerg`` and ``meijerg_grad``: which path computes each point.
 
 Every point is first summed by the fast path (``strategy``; ``extrapolation`` for coincident
-first-group poles).  Points whose error estimate exceeds ``bounds.TOL`` (cancellation, slow
-convergence near |z| = 1 for p == q, overflow), or that a numerator Gamma at a pole leaves
-without a residue sum, are recomputed with mpmath (``fallback``), one by one and only those.
+first-group poles).  For values, the points whose error estimate exceeds ``bounds.TOL``
+(cancellation between the series of close poles, slow convergence near |z| = 1 for p == q) are
+continued along the differential equation from an anchor (``continuation``).  Points still not
+certified, or that a numerator Gamma at a pole leaves without a residue sum, are recomputed with
+mpmath (``fallback``), one by one and only those.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import attrs
 import numpy as np
 
 from .bounds import TOL
+from .continuation import rescue
 from .extrapolation import COINCIDENT, coincident_gap, extrapolated
 from .fallback import mp_grad, mp_value
 from .series import NumeratorPole, Parameters, common_side, side_gradient, sides
@@ -21,8 +24,17 @@ from .strategy import Estimate, adaptive
 
 
 def estimate(par: Parameters, logw: np.ndarray, want_grad: bool) -> Estimate | None:
-    """The fast path for one expansion at every point; None when no residue sum exists (all
-    these points go to mpmath)."""
+    """The fast path for one expansion at every point; None when none exists (all these points
+    go to mpmath).  Values only: the points the residue series do not certify (near w = 1 for
+    an alternating p == q function, or where close poles cancel) are continued along the
+    differential equation (``continuation``)."""
+    series = residue_estimate(par, logw, want_grad)
+    return series if want_grad else rescue(par, logw, series)
+
+
+def residue_estimate(par: Parameters, logw: np.ndarray, want_grad: bool) -> Estimate | None:
+    """The residue series at every point (perturbed and extrapolated for coincident poles);
+    None when no residue sum exists."""
     if coincident_gap(par.m, par.b) >= COINCIDENT:
         try:
             return adaptive(par, logw, want_grad)

@@ -103,7 +103,9 @@ def sum_scaled(par: Parameters, logw: np.ndarray, Kcap: int, want_grad: bool, ca
         rnd = scaled_rounding(R, bl.cw, bl.K, bl.Mh, s, pts, product.nsum)
         tb = scaled_tail(bl.g, bl.dead, bl.Mh, pts, product.powers)
         parts.append(BlockSum(s, R, R[0], rnd, tb.tail, tb.ok))
-    return _combine(parts, logw, par.p, par.q, want_grad)
+    out = _combine(parts, logw, par.p, par.q, want_grad)
+    out.capped = any(bl.K >= Kcap for bl in blocks)
+    return out
 
 
 def _scaled_block(co: BlockCoeffs, b_h: float, h: int, pts: ScaledPoints, Kcap: int,

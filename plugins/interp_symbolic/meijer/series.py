@@ -179,7 +179,8 @@ class SeriesResult:
 
     ``grad`` (P, N) is w.r.t. the expansion's (a, b), ``dlogw`` the derivative w.r.t. log w
     (both None without gradient); ``err`` the absolute error estimate (rounding plus tail),
-    ``tail`` the truncation part alone; ``certified`` where the truncation bound holds.
+    ``tail`` the truncation part alone; ``certified`` where the truncation bound holds;
+    ``capped``: some series used every term it was allowed (a longer cap may change the sum).
     """
 
     val: np.ndarray
@@ -188,3 +189,4 @@ class SeriesResult:
     err: np.ndarray
     tail: np.ndarray
     certified: np.ndarray
+    capped: bool = True

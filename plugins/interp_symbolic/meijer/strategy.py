@@ -129,7 +129,8 @@ def adaptive(par: Parameters, logw: np.ndarray, want_grad: bool) -> Estimate:
             if todo is None:
                 todo = np.arange(N)
             res.keep(todo, out, acc.rel, acc.good)
-            hopeless = stuck(out, acc)
+            # (no series used its whole cap: a longer one is the same sum)
+            hopeless = stuck(out, acc) if out.capped else np.ones(todo.size, dtype=bool)
             res.rel[todo[hopeless]] = acc.rel[hopeless]
             todo = todo[~acc.good & ~hopeless]
             if todo.size == 0:
