@@ -128,7 +128,10 @@ class RidgeFamily(Component):
     ``init_power`` r; or any differentiable family with ``init_theta`` and the two methods
 
     - ``value(theta, z) -> (N,)``;
-    - ``gradient(theta, z) -> (dtheta of shape (len(theta), N), dz of shape (N,))``.
+    - ``gradient(theta, z) -> (dtheta of shape (len(theta), N), dz of shape (N,))``;
+
+    and optionally ``bounds``, one (lo, hi) pair per parameter (None for no bound), which the
+    optimiser keeps theta inside.
     """
 
     kind = "ridge family"
@@ -138,6 +141,7 @@ class RidgeFamily(Component):
     init_scale: float = 1.0
     init_power: float = 1.0
     init_theta: tuple[float, ...] = ()
+    bounds: Any = None
     value: Callable | None = None
     gradient: Callable | None = None
 

@@ -14,12 +14,13 @@ Plugins need not use this base: any object with ``@interp.hookimpl`` functions i
 
 from __future__ import annotations
 
+import importlib
 from typing import ClassVar
 
 from .components import Embedding, KernelOperator, Method, Penalty, RidgeFamily
 from .hookspecs import hookimpl
 
-__all__ = ["Plugin"]
+__all__ = ["Plugin", "adds_hookspecs"]
 
 
 def _registers(attribute: str):
@@ -33,6 +34,22 @@ def _registers(attribute: str):
     hook.__name__ = hook.__qualname__ = f"register_{attribute}"
     hook.__doc__ = f"Register every component of ``{attribute}``."
     return hook
+
+
+def adds_hookspecs(module: str, hook: str):
+    """An ``add_hookspecs`` hook that adds the hook specifications of ``module`` (imported when
+    the hook runs), unless ``hook`` is already specified: a plugin and a subclass of it may be
+    loaded side by side, and pluggy refuses a specification added twice.  A plugin that adds
+    its own hooks (as featurevec adds ``register_tree_readers``) writes
+    ``add_hookspecs = adds_hookspecs("my_plugin.hookspecs", "register_widgets")``."""
+
+    @hookimpl
+    def add_hookspecs(self, pluginmanager):
+        caller = getattr(pluginmanager.hook, hook, None)
+        if caller is None or not caller.has_spec():
+            pluginmanager.add_hookspecs(importlib.import_module(module))
+
+    return add_hookspecs
 
 
 class Plugin:

@@ -273,14 +273,15 @@ FD_STEP = 1e-6
 FD_RTOL = 1e-4
 
 
-def check_ridge_family(family: RidgeFamily, z: Any = None) -> None:
+def check_ridge_family(family: RidgeFamily, z: Any = None, thetas: Any = None) -> None:
     """Check a ridge family.
 
     A Meijer G configuration: the orders satisfy 0 <= m <= q, 0 <= n <= p, q >= 1, ``init_a``
     has p values and ``init_b`` q, all finite.  A custom family: ``value(theta, z)`` is finite of
     shape (N,), and ``gradient(theta, z)`` returns (d/dtheta of shape (len(theta), N), d/dz of
     shape (N,)) equal to central finite differences of ``value`` in theta and in z, at
-    ``init_theta`` and two points near it, for ``z`` (default: positive points, as Symbolic
+    ``init_theta`` and two points near it (or at each parameter vector of ``thetas``: a family
+    with bounds passes points inside them), for ``z`` (default: positive points, as Symbolic
     Pursuit evaluates a family at the ReLU of a projection).
     """
     _require(family, RidgeFamily, "check_ridge_family")
@@ -288,10 +289,12 @@ def check_ridge_family(family: RidgeFamily, z: Any = None) -> None:
         _check_meijer_family(family)
         return
     z = np.asarray(RIDGE_POINTS if z is None else z, dtype=float)
-    theta0 = np.asarray(family.init_theta, dtype=float)
-    rng = np.random.default_rng(0)
-    for theta in (theta0, *(theta0 + 0.1 * rng.standard_normal(theta0.shape) for _ in range(2))):
-        _check_family_gradient(family, theta, z)
+    if thetas is None:
+        theta0 = np.asarray(family.init_theta, dtype=float)
+        rng = np.random.default_rng(0)
+        thetas = (theta0, *(theta0 + 0.1 * rng.standard_normal(theta0.shape) for _ in range(2)))
+    for theta in thetas:
+        _check_family_gradient(family, np.asarray(theta, dtype=float), z)
 
 
 def _check_meijer_family(family: RidgeFamily) -> None:

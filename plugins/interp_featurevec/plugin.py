@@ -8,6 +8,7 @@ needs is imported here; the method's module is imported when it runs.
 from __future__ import annotations
 
 from interp import Method, Option, Plugin, hookimpl
+from interp.plugin import adds_hookspecs
 
 from .embedding import CooccurrenceSVD
 
@@ -42,13 +43,7 @@ class FeatureVectorsPlugin(Plugin):
     embeddings = (CooccurrenceSVD(),)
     methods = (FEATUREVEC_METHOD,)
 
-    @hookimpl
-    def add_hookspecs(self, pluginmanager):
-        from . import hookspecs
-
-        caller = getattr(pluginmanager.hook, "register_tree_readers", None)
-        if caller is None or not caller.has_spec():  # a subclass's plugin may be loaded beside this one
-            pluginmanager.add_hookspecs(hookspecs)
+    add_hookspecs = adds_hookspecs("interp_featurevec.hookspecs", "register_tree_readers")
 
     @hookimpl
     def register_tree_readers(self, register):

@@ -2,7 +2,9 @@
 
 ``meijerg`` / ``meijerg_grad``: vectorised Meijer G-functions with analytic gradients;
 ``SymbolicPursuitRegressor`` / ``SymbolicPursuitClassifier``: the estimators;
-``explain_blackbox``: train-or-take a black box, fit the symbolic model on its outputs, report.
+``explain_blackbox``: train-or-take a black box, fit the symbolic model on its outputs, report;
+``ClosedForm`` / ``registered_closed_forms``: the closed forms a fitted term may be rewritten as
+(a plugin adds more through the ``register_closed_forms`` hook).
 """
 
 from interp.lazy import lazy_exports
@@ -12,4 +14,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".terms": ["Term"],
     ".method": ["explain_blackbox"],
     ".meijer": ["meijerg", "meijerg_grad"],
+    ".closed_forms": ["ClosedForm", "registered_closed_forms"],
 })

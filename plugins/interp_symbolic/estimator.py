@@ -12,7 +12,11 @@ pursuit with back-fitting (eq. 10-12):
    against the residual without it (back-fitting), and all weights and the intercept are
    re-solved by least squares;
 3. stop when the loss (MSE divided by the variance of the target) is below ``loss_tol``, when
-   ``max_terms`` terms are in, or after ``patience`` consecutive rejected steps.
+   ``max_terms`` terms are in, or after ``patience`` consecutive rejected steps;
+4. the model after each accepted step (sizes 1..K) is simplified term by term
+   (``simplify.simplify_term``: closed forms, snapped parameters, dropped coefficients), its
+   weights and intercept re-solved, and scored on held-out rows (``validation_fraction``);
+   ``model_selection`` picks the size ``predict`` uses, refitted on every row (``equations_``).
 
 ``SymbolicPursuitRegressor`` fits a real target (or, with ``link="logit"``, probabilities on the
 logit scale); ``SymbolicPursuitClassifier`` is a binary classifier whose decision function is the
@@ -23,9 +27,12 @@ fitted model predicts and prints without the registry (and without its plugin).
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
+import numbers
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from interp import InputError, RidgeFamily
@@ -36,6 +43,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .families import U_FLOOR, Ridge
+from .simplify import simplify_term
 from .terms import Candidate, Term, fit_term, projection
 
 log = logging.getLogger("interp_symbolic")
@@ -43,6 +51,12 @@ log = logging.getLogger("interp_symbolic")
 __all__ = ["SymbolicPursuitRegressor", "SymbolicPursuitClassifier"]
 
 PROBA_CLIP = 1e-6  # probabilities are clipped to [PROBA_CLIP, 1 - PROBA_CLIP] before the logit
+SELECTIONS = ("best", "simplest")  # the named values of model_selection (or a number of terms)
+# model_selection="simplest": the fewest terms whose held-out loss exceeds the best by at most this
+# fraction of the held-out target's variance (a held-out R^2 within 0.01 of the best)
+SIMPLEST_TOL = 0.01
+HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the pursuit's starting points
+EQUATION_COLUMNS = ("n_terms", "complexity", "train_loss", "test_loss", "r2", "formula", "latex", "sympy")
 
 
 def _resolve_families(names) -> list[RidgeFamily]:
@@ -67,19 +81,124 @@ def _log_odds(p):
     return np.log(p / (1 - p))
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (numbers.Real, np.floating, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model of one size: its terms (each carrying its weight) and its intercept."""
+
+    terms: tuple[Term, ...]
+    intercept: float
+
+
+@dataclass(frozen=True)
+class Holdout:
+    """The rows the pursuit fits on (``train``) and those it selects the model size on (``test``,
+    possibly empty)."""
+
+    train: np.ndarray
+    test: np.ndarray
+
+
+def _holdout(n, fraction, seed, strata=None) -> Holdout:
+    """A random ``fraction`` of the ``n`` rows held out (drawn within each value of ``strata``
+    when given, every stratum keeping a training row); none when fewer than 2 rows would remain
+    to fit on."""
+    rng = np.random.default_rng([int(seed) % (2**32), HOLDOUT_STREAM])
+    groups = [np.arange(n)] if strata is None else [np.flatnonzero(strata == c) for c in np.unique(strata)]
+    test = np.sort(np.concatenate([rng.permutation(g)[:min(round(fraction * len(g)), len(g) - 1)]
+                                   for g in groups])).astype(int)
+    if n - len(test) < 2:
+        test = test[:0]
+    return Holdout(train=np.setdiff1d(np.arange(n), test), test=test)
+
+
+def _design(terms, Xs):
+    """The terms' values g_k(u_k) on the scaled rows, one column per term."""
+    cols = [tm.ridge.value(tm.theta, projection(tm.v, Xs)[0]) for tm in terms]
+    return np.column_stack(cols) if cols else np.zeros((Xs.shape[0], 0))
+
+
+def _solved(terms, G, t) -> Model:
+    """The terms with their weights and the intercept re-solved by least squares on ``t``
+    (``G``: the terms' values, ``_design``); new Term objects, the given ones are untouched."""
+    A = np.column_stack([np.ones(len(t)), G])
+    coef, *_ = np.linalg.lstsq(A, t, rcond=None)
+    return Model(tuple(Term(tm.ridge, tm.theta, tm.v, w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
+
+
+def _mse(model: Model, G, t) -> float:
+    """The model's mean squared error on ``t`` (``G``: its terms' values on those rows)."""
+    w = np.array([tm.weight for tm in model.terms])
+    return float(np.mean((t - model.intercept - G @ w) ** 2))
+
+
+def _simplified(model: Model, Xs, t, forms, tol, maxiter) -> Model:
+    """Each term of ``model`` offered to ``simplify_term`` in turn, against the residual of the
+    others (the earlier ones already simplified), then the weights and intercept re-solved."""
+    terms = list(model.terms)
+    G = _design(terms, Xs)
+    w = np.array([tm.weight for tm in terms])
+    for k, tm in enumerate(terms):
+        residual = t - model.intercept - (G @ w - G[:, k] * w[k])
+        terms[k] = simplify_term(tm, Xs, residual, forms, tol, maxiter).term
+        G[:, k] = _design(terms[k:k + 1], Xs)[:, 0]
+        w[k] = terms[k].weight
+    return _solved(terms, G, t)
+
+
+def _refitted(model: Model, Xs, t) -> Model:
+    """``model`` with its weights and intercept refitted on every row, and each term's argument
+    range ``u_range`` (to which predictions clip u) measured on them."""
+    final = _solved(model.terms, _design(model.terms, Xs), t)
+    for tm in final.terms:
+        lin = tm.linear(Xs)
+        lo = max(U_FLOOR, float(lin.min()))
+        tm.u_range = (lo, max(lo, float(lin.max())))
+    return final
+
+
+def _select(table, choice, scale) -> int:
+    """The row of ``table`` (``equations_``) that ``model_selection`` = ``choice`` picks: by held-out
+    loss, or by training loss when no row was held out (``scale``: the variance those losses are
+    compared against for "simplest")."""
+    losses = table["test_loss"].to_numpy(dtype=float)
+    if not np.any(np.isfinite(losses)):
+        losses = table["train_loss"].to_numpy(dtype=float)
+    losses = np.where(np.isfinite(losses), losses, np.inf)
+    best = int(np.argmin(losses))
+    if choice == "best":
+        return best
+    if choice == "simplest":
+        return int(np.flatnonzero(losses <= losses[best] + SIMPLEST_TOL * scale)[0])
+    sizes = table["n_terms"].to_numpy()
+    if choice > sizes.max():
+        warnings.warn(f"model_selection = {choice} terms, but the pursuit stopped at {sizes.max()}: "
+                      f"using {sizes.max()}", UserWarning, stacklevel=5)
+    return int(np.flatnonzero(sizes <= choice)[-1])
+
+
 class _SymbolicPursuit(BaseEstimator):
     """The pursuit shared by the regressor and the classifier (see the module docstring).
 
     Subclasses validate their target, turn it into a real target on the model's scale and
     call ``_pursue``; ``_logit_link`` says whether the model's sum is a logit (the expression and
-    the probabilities then go through a sigmoid).  The ten parameters (more than eight: they are
-    scikit-learn hyperparameters, stored as given) are documented on ``SymbolicPursuitRegressor``.
+    the probabilities then go through a sigmoid).  The fourteen parameters (more than eight: they
+    are scikit-learn hyperparameters, stored as given) are documented on
+    ``SymbolicPursuitRegressor``.
     """
 
     _logit_link = False
 
     def __init__(self, max_terms=3, loss_tol=1e-3, ratio_tol=0.9, patience=1, n_restarts=3,
-                 maxiter=100, backfit=True, families=None, n_jobs=None, random_state=None):
+                 maxiter=100, backfit=True, families=None, simplify=True, simplify_tol=0.01,
+                 model_selection="best", validation_fraction=0.2, n_jobs=None, random_state=None):
         self.max_terms = max_terms
         self.loss_tol = loss_tol
         self.ratio_tol = ratio_tol
@@ -88,15 +207,32 @@ class _SymbolicPursuit(BaseEstimator):
         self.maxiter = maxiter
         self.backfit = backfit
         self.families = families
+        self.simplify = simplify
+        self.simplify_tol = simplify_tol
+        self.model_selection = model_selection
+        self.validation_fraction = validation_fraction
         self.n_jobs = n_jobs
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
-        if not (isinstance(self.max_terms, (int, np.integer)) and self.max_terms >= 1):
+        if not (_is_int(self.max_terms) and self.max_terms >= 1):
             raise InputError(f"max_terms must be a positive integer, got {self.max_terms!r}")
         if not (self.n_restarts >= 1 and self.maxiter >= 1):
             raise InputError("n_restarts and maxiter must be >= 1")
+        if not isinstance(self.simplify, (bool, np.bool_)):
+            raise InputError(f"simplify must be True or False, got {self.simplify!r}")
+        if not (_is_real(self.simplify_tol) and 0 <= self.simplify_tol < math.inf):
+            raise InputError(f"simplify_tol must be a finite number >= 0, got {self.simplify_tol!r}")
+        if not (_is_real(self.validation_fraction) and 0 <= self.validation_fraction < 1):
+            raise InputError(f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}")
+        choice = self.model_selection
+        if _is_int(choice):
+            if not 1 <= choice <= self.max_terms:
+                raise InputError(f"model_selection = {choice} terms must be between 1 and max_terms "
+                                 f"({self.max_terms})")
+        elif not (isinstance(choice, str) and choice in SELECTIONS):
+            raise InputError(f"model_selection must be 'best', 'simplest' or a number of terms, got {choice!r}")
 
     def _validated(self, X, y, **checks):
         self._check_params()
@@ -105,10 +241,12 @@ class _SymbolicPursuit(BaseEstimator):
             raise InputError(f"symbolic pursuit needs at least 2 rows, got n_samples = {X.shape[0]}")
         return X, y
 
-    def _pursue(self, X, t):
-        """Fit the terms to the real target ``t`` (on the model's scale) and set every learned
-        attribute.  BLAS runs single-threaded: the problems are small, and multi-threading
-        them only adds synchronisation."""
+    def _pursue(self, X, t, strata=None):
+        """Fit the models of every size to the real target ``t`` (on the model's scale) on the
+        training part of the rows (``strata``: labels to stratify the held-out part by),
+        simplify them, tabulate them in ``equations_`` and keep the one ``model_selection``
+        chooses, its weights refitted on every row.  BLAS runs single-threaded: the problems
+        are small, and multi-threading them only adds synchronisation."""
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1, user_api="blas"), np.errstate(all="ignore"), warnings.catch_warnings():
@@ -120,33 +258,37 @@ class _SymbolicPursuit(BaseEstimator):
             ridges = [Ridge(f) for f in _resolve_families(self.families)]
             self.families_ = [r.name for r in ridges]
             seed = self.random_state if self.random_state is not None else np.random.randint(2**31)
-            terms = self._grow(ridges, Xs, t, seed)
-            for tm in terms:
-                lin = tm.linear(Xs)
-                lo = max(U_FLOOR, float(lin.min()))
-                tm.u_range = (lo, max(lo, float(lin.max())))
-            self.terms_ = terms
-            self.n_terms_ = len(terms)
-            self._set_expression()
+            rows = _holdout(len(t), self.validation_fraction, seed, strata)
+            models = self._grow(ridges, Xs[rows.train], t[rows.train], seed)
+            if self.simplify:
+                from .closed_forms import registered_closed_forms
+
+                forms = registered_closed_forms()
+                models = [_simplified(m, Xs[rows.train], t[rows.train], forms, self.simplify_tol, self.maxiter)
+                          for m in models]
+            self._tabulate(models, Xs, t, rows)
             self._importances(X)
         return self
 
-    def _grow(self, ridges, Xs, t, seed):
-        """The pursuit loop: add terms until ``max_terms``, ``loss_tol`` or ``patience`` stops it."""
+    def _grow(self, ridges, Xs, t, seed) -> list[Model]:
+        """The pursuit loop: add terms until ``max_terms``, ``loss_tol`` or ``patience`` stops it.
+        Returns the model after each accepted step (after back-fitting), or the intercept-only
+        model when no term was accepted."""
         from interp.progress import Progress
 
         var = float(np.var(t))
-        self.intercept_ = float(np.mean(t))
+        intercept = float(np.mean(t))
         scale = var if var > 0 else 1.0
-        loss = float(np.mean((t - self.intercept_) ** 2)) / scale
+        loss = float(np.mean((t - intercept) ** 2)) / scale
         self.loss_history_ = [loss]
         self.family_log_ = []
         terms: list[Term] = []
+        models: list[Model] = []
         G = np.zeros((len(t), 0))
         rejected = step = 0
         bar = Progress("symbolic pursuit", total=self.max_terms)
         while len(terms) < self.max_terms and loss > self.loss_tol and rejected < self.patience:
-            resid = t - self.intercept_ - (G @ np.array([tm.weight for tm in terms]) if terms else 0.0)
+            resid = t - intercept - (G @ np.array([tm.weight for tm in terms]) if terms else 0.0)
             best = self._best_candidate(ridges, Xs, resid, seed, step, scale)
             step += 1
             if best is None or not (best.loss / scale) / max(loss, 1e-300) < self.ratio_tol:
@@ -154,14 +296,17 @@ class _SymbolicPursuit(BaseEstimator):
                 continue
             rejected = 0
             terms.append(Term(ridges[self.families_.index(best.family)], best.theta, best.v, best.weight))
-            G = self._design(terms, Xs)
+            G = _design(terms, Xs)
             if self.backfit and len(terms) > 1:
-                terms, G = self._backfit(terms, Xs, t, G)
-            loss = self._refit_weights(terms, G, t) / scale
+                terms, G = self._backfit(terms, Xs, t - intercept, G)
+            model = _solved(terms, G, t)
+            intercept, terms = model.intercept, list(model.terms)
+            loss = _mse(model, G, t) / scale
+            models.append(model)
             self.loss_history_.append(loss)
             bar.update()
         bar.close()
-        return terms
+        return models or [Model((), intercept)]
 
     def _best_candidate(self, ridges, Xs, resid, seed, step, scale) -> Candidate | None:
         """Every family's best new term for the residual at pursuit step ``step`` (from 0; logged
@@ -214,27 +359,12 @@ class _SymbolicPursuit(BaseEstimator):
                 best[fi] = out
         return [best[fi] for fi in sorted(best)]
 
-    @staticmethod
-    def _design(terms, Xs):
-        cols = []
-        for tm in terms:
-            u, _ = projection(tm.v, Xs)
-            cols.append(tm.ridge.value(tm.theta, u))
-        return np.column_stack(cols) if cols else np.zeros((Xs.shape[0], 0))
-
-    def _refit_weights(self, terms, G, t):
-        A = np.column_stack([np.ones(len(t)), G])
-        coef, *_ = np.linalg.lstsq(A, t, rcond=None)
-        self.intercept_ = float(coef[0])
-        for tm, w in zip(terms, coef[1:]):
-            tm.weight = float(w)
-        return float(np.mean((t - A @ coef) ** 2))
-
     def _backfit(self, terms, Xs, t, G):
+        """Re-fit each earlier term to ``t`` (the target less the intercept) without it (eq. 12)."""
         for li in range(len(terms) - 1):
             w = np.array([tm.weight for tm in terms])
             others = G @ w - G[:, li] * w[li]
-            r = t - self.intercept_ - others
+            r = t - others
             gc = G[:, li] - G[:, li].mean()
             old = float(np.mean((r - r.mean() - w[li] * gc) ** 2))
             tm = terms[li]
@@ -244,6 +374,52 @@ class _SymbolicPursuit(BaseEstimator):
                 u, _ = projection(out.v, Xs)
                 G[:, li] = tm.ridge.value(out.theta, u)
         return terms, G
+
+    def _tabulate(self, models, Xs, t, rows: Holdout):
+        """``equations_`` (one row per model size, see ``SymbolicPursuitRegressor``), ``selected_``
+        and the chosen model's ``terms_``, ``intercept_``, ``n_terms_`` and expressions.
+
+        The losses of a row are those of its model fitted on the training rows; its formula is
+        that of the model with the weights and intercept refitted on every row, which is what
+        ``predict`` uses when the row is selected.
+        """
+        import pandas as pd
+
+        views = [self._view(_refitted(m, Xs, t)) for m in models]
+        records = [self._record(m, view, Xs, t, rows) for m, view in zip(models, views)]
+        self.equations_ = pd.DataFrame(records, columns=list(EQUATION_COLUMNS))
+        self.equations_["complexity"] = self.equations_["complexity"].astype("Int64")
+        on = rows.test if len(rows.test) else rows.train
+        chosen = views[_select(self.equations_, self.model_selection, float(np.var(t[on])) or 1.0)]
+        for attr in ("terms_", "intercept_", "n_terms_", "expression_", "decision_expression_", "closed_forms_"):
+            setattr(self, attr, getattr(chosen, attr))
+        self.selected_ = self.n_terms_
+
+    def _view(self, model: Model):
+        """A shallow copy of the estimator holding ``model`` (its terms, intercept and
+        expressions): what ``render.model_formula`` prints for one row of ``equations_``."""
+        view = copy.copy(self)
+        view.terms_, view.intercept_, view.n_terms_ = list(model.terms), model.intercept, len(model.terms)
+        view._set_expression()
+        return view
+
+    @staticmethod
+    def _record(model: Model, view, Xs, t, rows: Holdout) -> dict:
+        """One row of ``equations_`` (its ``EQUATION_COLUMNS``): the model's size, complexity,
+        training and held-out loss and R^2 (of ``model``, fitted on the training rows), and
+        ``view``'s formula."""
+        from .render import SHOWN_DIGITS, formula_complexity, model_formula
+
+        train_loss, test_loss = [_mse(model, _design(model.terms, Xs[idx]), t[idx]) if len(idx) else math.nan
+                                 for idx in (rows.train, rows.test)]
+        var = float(np.var(t[rows.test])) if len(rows.test) else 0.0
+        record = dict(n_terms=len(model.terms), complexity=None, train_loss=train_loss, test_loss=test_loss,
+                      r2=1.0 - test_loss / var if var > 0 else math.nan, formula=None, latex=None, sympy=None)
+        if view.expression_ is not None:
+            shown = model_formula(view, SHOWN_DIGITS)
+            record.update(complexity=formula_complexity(view), formula=shown.text, latex=shown.latex,
+                          sympy=view.expression_)
+        return record
 
     def _set_expression(self):
         """``expression_``, ``decision_expression_`` (the sum before the link), ``closed_forms_``
@@ -341,18 +517,52 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
     maxiter : L-BFGS-B iterations per start.
     backfit : re-fit the earlier terms after each new term (eq. 12).
     families : names of registered ridge families to use (default: all registered).
+    simplify : rewrite each Meijer term as the simplest registered closed form (exp, powers,
+        log(1 + .), ...; ``closed_forms.registered_closed_forms``) whose loss allows it, snap its
+        parameters to small rationals and drop negligible direction coefficients
+        (``simplify.simplify_term``).
+    simplify_tol : relative loss increase allowed for each of those rewrites.
+    model_selection : which model size ``predict`` uses: "best" (lowest held-out loss),
+        "simplest" (the fewest terms whose held-out loss is within ``SIMPLEST_TOL`` = 0.01 of the
+        held-out target's variance of the best, i.e. a held-out R^2 within 0.01 of the best) or a
+        number of terms (at most ``max_terms``; when the pursuit stopped earlier, its largest
+        model is used, with a warning).
+    validation_fraction : fraction of the rows held out (at random, from ``random_state``;
+        stratified by class for the classifier) to select the model size on; the chosen model's
+        weights and intercept are then refitted on every row.  With 0 (or too few rows to hold
+        one out) the sizes are compared on their training loss.
     link : "identity" or "logit" (fit logit(y) for probabilities in [0, 1]; predictions
         through a sigmoid).
     n_jobs : joblib width over (family, start) jobs; the result does not depend on it.
     random_state : seed.
+
+    Attributes
+    ----------
+    equations_ : pandas DataFrame, one row per model size 1..K (a single row of 0 terms when
+        no term was accepted): ``n_terms``; ``complexity``, the operations (``sympy.count_ops``)
+        of the printed formula (``render.formula_complexity``: the sum and each argument's
+        definition; not the link, not the domains); ``train_loss``
+        and ``test_loss``, the mean squared error on the model's scale (the logit for a logit
+        link) on the training and the held-out rows (NaN without held-out rows); ``r2``,
+        held out; ``formula`` and ``latex`` (``render.model_formula``, 4 significant digits) and
+        ``sympy`` (the expression) of the model refitted on every row.  Simplification can
+        raise a larger model's training loss above a smaller one's: the loss of the pursuit
+        itself never increases (``loss_history_``).
+    selected_ : the number of terms of the row ``predict`` uses (``model_selection``).
+    terms_, intercept_, n_terms_, expression_, decision_expression_, closed_forms_ : the
+        selected model.
+    loss_history_, family_log_ : the pursuit's loss (MSE / Var) after each accepted term and
+        every family's loss at each step, on the training rows.
     """
 
     def __init__(self, max_terms=3, loss_tol=1e-3, ratio_tol=0.9, patience=1, n_restarts=3,
-                 maxiter=100, backfit=True, families=None, link="identity", n_jobs=None,
+                 maxiter=100, backfit=True, families=None, simplify=True, simplify_tol=0.01,
+                 model_selection="best", validation_fraction=0.2, link="identity", n_jobs=None,
                  random_state=None):
         super().__init__(max_terms=max_terms, loss_tol=loss_tol, ratio_tol=ratio_tol, patience=patience,
                          n_restarts=n_restarts, maxiter=maxiter, backfit=backfit, families=families,
-                         n_jobs=n_jobs, random_state=random_state)
+                         simplify=simplify, simplify_tol=simplify_tol, model_selection=model_selection,
+                         validation_fraction=validation_fraction, n_jobs=n_jobs, random_state=random_state)
         self.link = link
 
     @property
@@ -408,7 +618,7 @@ class SymbolicPursuitClassifier(ClassifierMixin, _SymbolicPursuit):
         labels = binary_labels(y)
         self.classes_ = labels.classes
         target = labels.values if proba is None else _checked_proba(proba, len(y))
-        return self._pursue(X, _log_odds(target))
+        return self._pursue(X, _log_odds(target), strata=labels.values)
 
     def decision_function(self, X):
         """The model's sum: the logit of the probability of ``classes_[1]``."""

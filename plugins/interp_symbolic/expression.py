@@ -1,13 +1,20 @@
-"""The fitted model as a sympy expression in the feature names, and a numpy function from it.
+"""The fitted model as a sympy expression in the feature names, a numpy function from it, and
+each term's g(u) as a person reads it.
 
-Each Meijer term is offered to ``sympy.hyperexpand`` (under a time limit, in the main thread
-only); the closed form replaces ``meijerg`` only when it is real and matches the numeric
-G-function to 1e-10 on the term's range of arguments.  No user text is ever parsed: symbols are
-created with ``sympy.Symbol(name)``.
+``expression_`` keeps what ``predict`` computes (each argument clipped to its training range
+with Min/Max, Meijer G as ``meijerg``, which ``numpy_function`` evaluates with our vectorised
+G), so that it equals ``predict`` to 1e-8.  What is printed (``TermForm.shape``,
+``readable_terms``) is g in its own argument u: a family's ``expression(theta, u)`` where it
+has one (``closed_forms.ClosedForm``), a Meijer G that ``sympy.hyperexpand`` rewrote (under a
+time limit, in the main thread only; kept only when it is real and matches the numeric G to
+1e-10 on the term's range), else the hypergeometric functions Slater's theorem gives
+(``hypergeometric``).  No user text is ever parsed: symbols are created with
+``sympy.Symbol(name)``.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import signal
 import threading
@@ -19,9 +26,14 @@ import numpy as np
 import sympy as sp
 
 from .families import U_FLOOR
+from .hypergeometric import Z as HYPER_Z
+from .hypergeometric import hypergeometric_form
 from .meijer import meijerg
 
+log = logging.getLogger("interp_symbolic")
+
 HYPEREXPAND_SECONDS = 3
+U = sp.Symbol("u", positive=True)  # one term's ridge argument, in each term's printed g(u)
 
 
 class _Timeout(Exception):
@@ -97,8 +109,8 @@ def _closed_form(a_s, b_s, zlo, zhi):
 
 @dataclass(frozen=True)
 class SymbolicExpression:
-    """The model as sympy: the whole ``expression``, each term's g(u) (``term_forms``),
-    whether ``hyperexpand`` gave it a closed form (``closed``) and the sum before the link
+    """The model as sympy: the whole ``expression``, each term's printed g(u) in ``U``
+    (``term_forms``), whether each is a closed form (``closed``) and the sum before the link
     (``decision``: the logit of a classifier, ``expression`` itself without a link)."""
 
     expression: sp.Expr
@@ -107,30 +119,97 @@ class SymbolicExpression:
     decision: sp.Expr
 
 
-def _ridge_argument(tm, xs, data_min, data_range):
-    """The term's clipped ridge argument u in the original feature units."""
-    c = tm.v / (np.linalg.norm(tm.v) * math.sqrt(len(xs))) / data_range
-    c0 = -float(c @ data_min)
+@dataclass(frozen=True)
+class TermForm:
+    """One term's g(u) in the symbol ``U``: as printed (``shape``), as ``expression_`` and the
+    numpy function evaluate it (``numeric``), and whether the printed form is an elementary or
+    named closed form (``closed``; False for a hypergeometric sum or a G-function)."""
+
+    shape: sp.Expr
+    numeric: sp.Expr
+    closed: bool
+
+
+def direction(v, data_min, data_range) -> tuple[np.ndarray, float]:
+    """(c, c_0) with a term's linear argument v . x' / (||v|| sqrt(d)) = c . x + c_0 on the
+    unscaled rows x (x' = (x - data_min) / data_range)."""
+    c = v / (np.linalg.norm(v) * math.sqrt(len(v)) * data_range)
+    return c, float(-c @ data_min)
+
+
+def folded_direction(est, tm) -> tuple[np.ndarray, float]:
+    """``direction`` of the term ``tm`` of the fitted ``est``."""
+    return direction(tm.v, est.data_min_, est.data_range_)
+
+
+def _clipped_argument(tm, xs, c, c0):
+    """The term's ridge argument u = c . x + c0 in the feature symbols, clipped to its range."""
     lin = sp.Float(c0) + sum(sp.Float(float(cj)) * x for cj, x in zip(c, xs))
     lo, hi = tm.u_range if tm.u_range is not None else (U_FLOOR, None)
-    u = sp.Max(sp.Float(lo), lin) if hi is None else sp.Min(sp.Float(hi), sp.Max(sp.Float(lo), lin))
-    return u, lo, hi
+    return sp.Max(sp.Float(lo), lin) if hi is None else sp.Min(sp.Float(hi), sp.Max(sp.Float(lo), lin))
 
 
-def _term_form(tm, u, lo, hi):
-    """g(u) of one term, and whether it is a closed form (a Meijer G that hyperexpand rewrote)."""
-    if tm.orders is None:
-        return sp.Function(tm.family)(u), False
-    m, n, p, q = tm.orders
-    th = tm.theta
-    a_s = [[float(v) for v in th[:n]], [float(v) for v in th[n:p]]]
-    b_s = [[float(v) for v in th[p:p + m]], [float(v) for v in th[p + m:p + q]]]
-    s, r = float(th[p + q]), float(th[p + q + 1])
-    zarg = sp.Float(s) * u ** sp.Float(r)
-    cf, Z = _closed_form(a_s, b_s, s * lo**r, s * (hi if hi is not None else 1.0) ** r)
+def _u_range(tm) -> tuple[float, float]:
+    return tm.u_range if tm.u_range is not None else (U_FLOOR, 1.0)
+
+
+def _equals_value(g, tm, modules) -> bool:
+    """Whether ``g`` (of ``U``), lambdified with ``modules``, equals the term's family to 1e-8
+    on its range of u."""
+    lo, hi = _u_range(tm)
+    us = np.linspace(lo, hi, 9)
+    want = tm.ridge.value(tm.theta, us)
+    try:
+        f = sp.lambdify([U], g, modules=modules)
+        with np.errstate(all="ignore"):
+            got = np.array([complex(f(float(u))) for u in us])
+    except Exception:  # noqa: BLE001 - a form these modules cannot evaluate
+        return False
+    scale = np.maximum(np.abs(want), 1e-6 * np.max(np.abs(want)))
+    return bool(np.all(np.isfinite(got)) and np.all(np.abs(got - want) <= 1e-8 * scale))
+
+
+def _custom_form(tm) -> TermForm:
+    """A custom family's g: its own ``expression(theta, u)`` where it has one that matches its
+    values (numpy evaluates it when numpy/scipy can, else through the family itself), else the
+    family's name applied to u."""
+    named = sp.Function(tm.family)(U)
+    expression = getattr(tm.ridge_family, "expression", None)  # an optional method of a custom family
+    if expression is None:
+        return TermForm(named, named, False)
+    try:
+        g = sp.sympify(expression(tm.theta, U))
+    except Exception as exc:  # noqa: BLE001 - the term still predicts and prints by name
+        log.warning("family %s: expression() failed: %s", tm.family, exc)
+        return TermForm(named, named, False)
+    if _equals_value(g, tm, ["scipy", "numpy"]):
+        return TermForm(g, g, True)
+    if _equals_value(g, tm, "mpmath"):
+        return TermForm(g, named, True)
+    log.warning("family %s: expression() does not match value(); the term prints by name", tm.family)
+    return TermForm(named, named, False)
+
+
+def _meijer_form(tm) -> TermForm:
+    """A Meijer term's g: hyperexpand's closed form where it is real and checked, else Slater's
+    hypergeometric sum (or the G-function in its notation) on the term's range."""
+    a_s, b_s, s, r = tm.ridge.split(tm.theta)
+    s, r = float(s), float(r)
+    lo, hi = _u_range(tm)
+    zarg = sp.Float(s) * (U if r == 1.0 else U ** sp.Float(r))
+    z_lo, z_hi = s * lo**r, s * hi**r
+    cf, Z = _closed_form(a_s, b_s, z_lo, z_hi)
     if cf is not None:
-        return cf.subs(Z, zarg), True
-    return sp.meijerg(a_s, b_s, zarg), False
+        g = cf.subs(Z, zarg)
+        return TermForm(g, g, True)
+    shape = hypergeometric_form(a_s, b_s, max(z_lo, 1e-300), max(z_hi, z_lo, 1e-300)).xreplace({HYPER_Z: zarg})
+    return TermForm(shape, sp.meijerg([[float(v) for v in g] for g in a_s], [[float(v) for v in g] for g in b_s],
+                                      zarg), False)
+
+
+def term_form(tm) -> TermForm:
+    """g(u) of one fitted term (see ``TermForm``)."""
+    return _custom_form(tm) if tm.orders is None else _meijer_form(tm)
 
 
 def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False) -> SymbolicExpression:
@@ -139,14 +218,71 @@ def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False)
     expr = sp.Float(intercept)
     forms, closed = [], []
     for tm in terms:
-        g, is_closed = _term_form(tm, *_ridge_argument(tm, xs, data_min, data_range))
-        forms.append(g)
-        closed.append(is_closed)
-        expr = expr + sp.Float(tm.weight) * g
+        form = term_form(tm)
+        u = _clipped_argument(tm, xs, *direction(tm.v, data_min, data_range))
+        forms.append(form.shape)
+        closed.append(form.closed)
+        expr = expr + sp.Float(tm.weight) * form.numeric.xreplace({U: u})
     decision = expr
     if logit:
         expr = 1 / (1 + sp.exp(-expr))
     return SymbolicExpression(expression=expr, term_forms=tuple(forms), closed=tuple(closed), decision=decision)
+
+
+@dataclass(frozen=True)
+class ReadableTerm:
+    """One term as printed: ``weight * shape(u)`` with u = ``coefficients`` . x + ``offset`` in
+    the feature units, for u in ``domain``; a scale c of u that ``shape`` only ever used as c*u
+    is folded into u (its coefficients and domain), so exp(-2*u) reads exp(-u)."""
+
+    weight: float
+    shape: sp.Expr
+    coefficients: np.ndarray
+    offset: float
+    domain: tuple[float, float]
+
+
+def _argument_scale(shape) -> float | None:
+    """|c| when every occurrence of ``U`` in ``shape`` is a product c*U with the same |c| != 1."""
+    nodes = list(sp.preorder_traversal(shape))
+    scaled = [n for n in nodes if n.is_Mul and len(n.args) == 2 and U in n.args and n.args[0].is_Number]
+    scales = {abs(float(n.args[0])) for n in scaled}
+    if not scaled or len(scaled) != sum(1 for n in nodes if n == U) or len(scales) != 1 or scales == {1.0}:
+        return None
+    return scales.pop()
+
+
+def _folded(tm, shape) -> tuple[sp.Expr, float]:
+    """``shape`` with its argument's scale folded into u, and that scale (1: nothing folded).
+    A Slater sum of a Meijer term with r = 1 holds z^b_h = (s u)^b_h, which sympy splits, so
+    it is rebuilt in u' = s u instead."""
+    if tm.orders is not None:
+        a_s, b_s, s, r = tm.ridge.split(tm.theta)
+        s, r = float(s), float(r)
+        if r == 1.0:
+            lo, hi = _u_range(tm)
+            form = hypergeometric_form(a_s, b_s, max(s * lo, 1e-300), max(s * hi, s * lo, 1e-300))
+            if shape == form.xreplace({HYPER_Z: sp.Float(s) * U}):
+                return form.xreplace({HYPER_Z: U}), s
+    scale = _argument_scale(shape)
+    if scale is None:
+        return shape, 1.0
+    replace = {n: sp.sign(n.args[0]) * U for n in sp.preorder_traversal(shape)
+               if n.is_Mul and len(n.args) == 2 and U in n.args}
+    return shape.xreplace(replace), scale
+
+
+def readable_terms(est) -> tuple[ReadableTerm, ...]:
+    """The fitted terms of ``est`` as printed (see ``ReadableTerm``), from each term's stored
+    ``closed_form`` (built again where a model lacks it)."""
+    out = []
+    for tm in est.terms_:
+        shape = tm.closed_form if tm.closed_form is not None else term_form(tm).shape
+        shape, scale = _folded(tm, shape)
+        c, c0 = folded_direction(est, tm)
+        lo, hi = _u_range(tm)
+        out.append(ReadableTerm(tm.weight, shape, scale * c, scale * c0, (scale * lo, scale * hi)))
+    return tuple(out)
 
 
 def _custom_ridge_function(tm):
@@ -155,13 +291,19 @@ def _custom_ridge_function(tm):
 
 
 def lambdify_expression(est):
-    """numpy f(X) from ``est.expression_``; a custom family's g is the term's own fitted family."""
+    """numpy f(X) from ``est.expression_``.  A term printed as its family's name applied to u
+    is evaluated by the term's own fitted family: each is renamed ``_ridge_k`` first, so that
+    two terms of one family keep their own parameters and a family named like a numpy
+    function (a closed form called "exp") never shadows it."""
     xs = feature_symbols(est)
+    expr = est.expression_
     mods = {"meijerg": _np_meijerg}
-    for tm in est.terms_:
+    for k, tm in enumerate(est.terms_):
         if tm.orders is None:
-            mods[tm.family] = _custom_ridge_function(tm)
-    f = sp.lambdify(xs, est.expression_, modules=[mods, "scipy", "numpy"])
+            u = _clipped_argument(tm, xs, *folded_direction(est, tm))
+            expr = expr.xreplace({sp.Function(tm.family)(u): sp.Function(f"_ridge_{k}")(u)})
+            mods[f"_ridge_{k}"] = _custom_ridge_function(tm)
+    f = sp.lambdify(xs, expr, modules=[mods, "scipy", "numpy"])
 
     def predict(X):
         X = np.asarray(X, dtype=float)

@@ -1,8 +1,9 @@
 """Ridge families: the paper's five Meijer G configurations and the evaluation of any family.
 
 A Meijer family is g(u) = G^{m,n}_{p,q}(a; b | s u^r) with theta = (a_1..a_p, b_1..b_q, s, r);
-a custom family (``value``/``gradient`` callables) uses its own theta.  ``Ridge`` wraps either
-with value, gradient w.r.t. theta and derivative w.r.t. u, and optimisation bounds.
+a custom family (``value``/``gradient`` callables) uses its own theta, and its ``bounds`` when it
+has them (a ``closed_forms.ClosedForm`` does).  ``Ridge`` wraps either with value, gradient
+w.r.t. theta and derivative w.r.t. u, and optimisation bounds.
 """
 
 from __future__ import annotations
@@ -57,7 +58,12 @@ class Ridge:
         else:
             self.orders = None
             self.init = np.array(family.init_theta, dtype=float)
-            self.bounds = [(None, None)] * len(self.init)
+            # a custom family may bound its parameters (a ClosedForm does); None = no bound
+            bounds = family.bounds
+            self.bounds = [(None, None)] * len(self.init) if bounds is None else [tuple(b) for b in bounds]
+            lo = [-np.inf if b is None else b for b, _ in self.bounds]
+            hi = [np.inf if b is None else b for _, b in self.bounds]
+            self.init = np.clip(self.init, lo, hi)
 
     def split(self, theta):
         m, n, p, q = self.orders

@@ -30,7 +30,7 @@ def run(data, ctx, *, model, max_terms, test_size, max_blackbox_rows, max_fit_ro
         **estimator_options) -> Explanation:
     """``interp run --plugin symbolic``: the options declared by ``SYMBOLIC_METHOD``, checked
     and defaulted by the core; the estimator's options (n_restarts, maxiter, loss_tol,
-    ratio_tol) pass through.  A model given with ``--model-file`` is the black box; the task is
+    ratio_tol, simplify_tol, model_selection) pass through.  A model given with ``--model-file`` is the black box; the task is
     the data set's (``explain_blackbox`` infers it by the same rule)."""
     box = ctx.model if ctx.model is not None else model
     return explain_blackbox(box, data.X, data.y, feature_names=list(data.feature_names),
@@ -82,13 +82,15 @@ class BlackBox:
 
 @dataclass(frozen=True)
 class Surrogate:
-    """A fitted symbolic model and the outputs it was compared on (the held-out rows); a
-    classifier's predicted labels there too (``symbolic_labels``, else None)."""
+    """A fitted symbolic model, the rows it was fitted on (``rows``, a DataFrame with the
+    feature names) and the outputs it was compared on (the held-out rows); a classifier's
+    predicted labels there too (``symbolic_labels``, else None)."""
 
     estimator: Any
     blackbox: str
     task: str
     names: list[str]
+    rows: Any
     blackbox_test: np.ndarray
     symbolic_test: np.ndarray
     fit_seconds: float
@@ -105,7 +107,9 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
     "regression" or "classification" (default: ``interp.preprocessing.infer_task(y)``, or
     regression without ``y``).  ``max_blackbox_rows`` / ``max_fit_rows``: above this many
     training rows, the black box is trained / the symbolic model fitted on a random subsample
-    of them.  ``estimator_options`` (n_restarts, maxiter, families, ...) go to the estimator.
+    of them.  ``estimator_options`` (n_restarts, maxiter, families, model_selection, ...) go to
+    the estimator; a ``model_selection`` given as digits (from the command line) is that
+    number of terms.
 
     Eleven parameters, on purpose: ``feature_names`` and ``task`` describe the data, and every
     other keyword is one option of the ``symbolic`` method (``run`` passes them on as the core
@@ -119,6 +123,8 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
     split = _split(inputs, test_size, random_state, max_blackbox_rows=max_blackbox_rows,
                    max_fit_rows=max_fit_rows)
     options = dict(max_terms=max_terms, random_state=random_state, n_jobs=n_jobs, **estimator_options)
+    if isinstance(options.get("model_selection"), str) and options["model_selection"].strip().isdigit():
+        options["model_selection"] = int(options["model_selection"])
     box = _blackbox(model, inputs, split, task, random_state)
     fit = _fit_surrogate(box, inputs, split, task, options)
     metrics = _fidelity(fit, split)
@@ -230,8 +236,9 @@ def _fit_surrogate(box: BlackBox, inputs: Inputs, split: Split, task, options) -
         est = SymbolicPursuitRegressor(**options).fit(X_tr, out_tr)
         fit_seconds = time.perf_counter() - t0
         sym_te = est.predict(X_te)
-    return Surrogate(estimator=est, blackbox=box.name, task=task, names=inputs.names, blackbox_test=out_te,
-                     symbolic_test=sym_te, fit_seconds=fit_seconds, symbolic_labels=sym_labels)
+    return Surrogate(estimator=est, blackbox=box.name, task=task, names=inputs.names, rows=X_tr,
+                     blackbox_test=out_te, symbolic_test=sym_te, fit_seconds=fit_seconds,
+                     symbolic_labels=sym_labels)
 
 
 def _fidelity(fit: Surrogate, split: Split) -> dict:

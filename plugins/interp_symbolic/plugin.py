@@ -1,12 +1,14 @@
-"""The ``symbolic`` plugin: the five Meijer ridge families of the paper and the ``symbolic`` method.
+"""The ``symbolic`` plugin: the five Meijer ridge families of the paper, the ``symbolic`` method
+and the ``register_closed_forms`` hook with the built-in closed forms.
 
-``SymbolicPlugin`` inherits its hooks from ``interp.Plugin``, so a downstream plugin can subclass
-it and extend what it registers.
+``SymbolicPlugin`` inherits its catalogue hooks from ``interp.Plugin``, so a downstream plugin can
+subclass it and extend what it registers.
 """
 
 from __future__ import annotations
 
-from interp import Method, Option, Plugin
+from interp import Method, Option, Plugin, hookimpl
+from interp.plugin import adds_hookspecs
 
 from .blackbox import BLACK_BOXES, MAX_BLACKBOX_ROWS, MAX_FIT_ROWS
 from .families import PAPER_FAMILIES
@@ -32,12 +34,28 @@ SYMBOLIC_METHOD = Method(
         Option("loss_tol", float, 1e-3, "stop once MSE / Var(black box) is below this", min=0.0),
         Option("ratio_tol", float, 0.9, "keep a term only if new_loss / old_loss is below this",
                min=0.0, max=1.0),
+        Option("model_selection", str, "best",
+               "which model size predict uses: best (lowest held-out loss), simplest (fewest terms within "
+               "0.01 of the best held-out R^2) or a number of terms (at most --max-terms)"),
+        Option("simplify_tol", float, 0.01,
+               "relative loss increase allowed when a term is rewritten as a closed form, a parameter "
+               "snapped or a direction coefficient dropped", min=0.0),
     ),
 )
 
 
 class SymbolicPlugin(Plugin):
-    """The built-in ``symbolic`` plugin: the five ridge families of the paper and the method."""
+    """The built-in ``symbolic`` plugin: the five ridge families of the paper, the method, and
+    the ``register_closed_forms`` hook with the built-in closed forms."""
 
     ridge_families = PAPER_FAMILIES
     methods = (SYMBOLIC_METHOD,)
+
+    add_hookspecs = adds_hookspecs("interp_symbolic.hookspecs", "register_closed_forms")
+
+    @hookimpl
+    def register_closed_forms(self, register):
+        from .closed_forms import builtin_closed_forms
+
+        for form in builtin_closed_forms():
+            register(form)

@@ -1,9 +1,17 @@
-"""What a person reads of a symbolic surrogate: the formula, its terms, the importances, a figure.
+"""What a person reads of a symbolic surrogate: the formula, the models by size, its terms, the
+importances, the figures.
 
 ``explanation`` turns a fitted surrogate (``method.Surrogate``) into an ``interp.Explanation``:
 the payload keeps every number at full precision; the sections show the formula with 4
-significant digits (as text, LaTeX and presentation MathML), the fidelity, a table of terms and
-a table of feature importances, and the fidelity figure.
+significant digits (as text, LaTeX and presentation MathML), the fidelity, the table of models
+by size (``equations_``), a table of terms and a table of feature importances, and the
+fidelity and shape figures.
+
+The formula is written for a statistician (``model_formula``): ``f(x) = b + w1*g1(u1) + ...``
+with each g the term's closed form, or the hypergeometric functions of its Meijer G
+(``expression.readable_terms``), then one line per term defining its argument in the feature
+units, ``u1 = 0.4477*a + 0.2238*c - 0.01   for u1 in [0.02, 0.67]`` (the min-max scaling
+folded in, coefficients by decreasing size, the clip of ``predict`` stated as the domain).
 
 Every printed number is printable: a classifier's formula is written with its link,
 ``P(y=1) = 1/(1 + exp(-(...)))``, so sympy never folds exp(-intercept) into one constant (which
@@ -13,14 +21,19 @@ overflowed to 2.485e-1784), and a constant beyond [``TINY``, ``HUGE``] in magnit
 
 from __future__ import annotations
 
+import html
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import sympy
 from interp import Explanation, Figure, Formula, Table, Text
 from interp.results import format_value
 
-from .plots import plot_fidelity
+from .expression import U, feature_symbols, readable_terms
+from .hypergeometric import LatexPrinter, MathMLPrinter, TextPrinter
+from .plots import plot_fidelity, plot_shapes
 
 SHOWN_DIGITS = 4  # significant digits of the numbers in the displayed formula
 TOP_FEATURES = 15  # rows of the importance table
@@ -30,20 +43,24 @@ HUGE = 1e300  # a constant above this in magnitude is printed as exp(log |c|)
 
 
 def explanation(fit, metrics: dict, params: dict, notes=()) -> Explanation:
-    """The Explanation of a fitted surrogate: payload, sections and the ``fidelity`` figure;
-    ``notes`` (how the rows were subsampled) are printed under the fidelity."""
+    """The Explanation of a fitted surrogate: payload, sections and the ``shapes``
+    (``plots.plot_shapes`` on the rows it was fitted on) and ``fidelity`` figures; ``notes``
+    (how the rows were subsampled) are printed under the fidelity."""
     est = fit.estimator
     importances = {n: float(v) for n, v in zip(fit.names, est.feature_importances_)}
-    figure = plot_fidelity(fit.blackbox_test, fit.symbolic_test, importances, metrics["fidelity_r2"])
+    figures = {"fidelity": plot_fidelity(fit.blackbox_test, fit.symbolic_test, importances, metrics["fidelity_r2"]),
+               "shapes": plot_shapes(est, fit.rows)}
     sections = [
         formula_section(est, f"Symbolic model of the {fit.blackbox} black box ({est.n_terms_} terms, {fit.task})"),
         Text("\n".join([_fidelity_text(metrics), *notes])),
+        *([equations_table(est)] if _has_equations(est) else []),
         terms_table(est),
         importance_table(importances),
+        Figure("shapes", title="Each term's shape over its argument's range, and its direction"),
         Figure("fidelity", title="Held-out fidelity and the largest importances"),
     ]
     return Explanation(params=params, metrics=metrics, payload=payload(fit, importances), sections=sections,
-                       figures={"fidelity": figure}, estimator=est)
+                       figures=figures, estimator=est)
 
 
 def payload(fit, importances: dict) -> dict:
@@ -60,7 +77,45 @@ def payload(fit, importances: dict) -> dict:
         feature_importances=importances, interactions=_strongest_interactions(est, fit.names),
         loss_history=est.loss_history_, closed_forms=est.closed_forms_, blackbox=fit.blackbox,
         scaling=dict(min=est.data_min_.tolist(), range=est.data_range_.tolist()),
+        equations=equation_records(est) if _has_equations(est) else [],
     )
+
+
+def _has_equations(est) -> bool:
+    """Whether ``est`` tabulated its models by size (a model pickled before ``equations_`` did not)."""
+    return getattr(est, "equations_", None) is not None
+
+
+def _number_or_none(value):
+    """A table value as a JSON number (None for a missing one; NaN stays NaN)."""
+    if value is None or value is pd.NA:
+        return None
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)
+
+
+def equation_records(est) -> list[dict]:
+    """``equations_`` as plain records: the numbers, whether the row is the selected model,
+    the formula (4 significant digits) as text and LaTeX, and the full-precision expression."""
+    selected = getattr(est, "selected_", est.n_terms_)
+    out = []
+    for row in est.equations_.to_dict("records"):
+        out.append(dict(
+            n_terms=int(row["n_terms"]), selected=int(row["n_terms"]) == selected,
+            **{k: _number_or_none(row[k]) for k in ("complexity", "train_loss", "test_loss", "r2")},
+            formula=row["formula"], latex=row["latex"],
+            expression=None if row["sympy"] is None else str(row["sympy"])))
+    return out
+
+
+def equations_table(est) -> Table:
+    """``equations_`` as the table "Models by size": the selected row marked with *, each
+    formula's first line (its u definitions are the selected model's, above, or the payload's)."""
+    rows = [("*" if r["selected"] else "", r["n_terms"], r["complexity"], r["train_loss"], r["test_loss"], r["r2"],
+             r["formula"].splitlines()[0] if r["formula"] else "")
+            for r in equation_records(est)]
+    return Table(("", "terms", "complexity", "train loss", "held-out loss", "held-out R^2", "formula"), rows,
+                 title=f"Models by size (* = the model used, model_selection={est.model_selection!r}; "
+                       "losses: mean squared error on the model's scale)")
 
 
 class FoldedConstant(sympy.UnevaluatedExpr):
@@ -89,7 +144,7 @@ def printable(expr, digits=SHOWN_DIGITS) -> Printable:
     subs, dropped = {}, 0
     for c in expr.atoms(sympy.Float):
         v = abs(c)
-        if v == 0:
+        if c.is_zero:
             continue
         if v < TINY:
             subs[c], dropped = sympy.Integer(0), dropped + 1
@@ -104,7 +159,8 @@ def printable(expr, digits=SHOWN_DIGITS) -> Printable:
 @dataclass(frozen=True)
 class ModelFormula:
     """The model's formula as text, LaTeX and presentation MathML: its left-hand side ``lhs``
-    and right-hand sides, and a ``note`` (empty, or which tiny constants were dropped)."""
+    and right-hand sides (the sum, then one line per term defining its argument u_k), and a
+    ``note`` (empty, or which tiny constants were dropped)."""
 
     lhs: str
     right: str
@@ -122,32 +178,123 @@ class ModelFormula:
 
     @property
     def mathml(self) -> str:
-        return f"<mrow><mi>{self.lhs}</mi><mo>=</mo>{self.mathml_right}</mrow>"
+        return f"<mrow><mi>{html.escape(self.lhs)}</mi><mo>=</mo>{self.mathml_right}</mrow>"
+
+
+@dataclass(frozen=True)
+class Notation:
+    """One language of the printed formula: how it ``show``s a sympy expression, wraps the sum
+    in the logistic ``link``, ``define``s an argument (u, its linear form, the ends of its
+    domain, all already shown) and sets the ``lines`` one under the other."""
+
+    show: Callable[[sympy.Expr], str]
+    link: Callable[[str], str]
+    define: Callable[[str, str, str, str], str]
+    lines: Callable[[list[str]], str]
+
+
+def _latex_lines(lines: list[str]) -> str:
+    return lines[0] if len(lines) == 1 else r"\begin{aligned}&" + r" \\ &".join(lines) + r"\end{aligned}"
+
+
+def _mathml_lines(lines: list[str]) -> str:
+    if len(lines) == 1:
+        return lines[0]
+    cells = "".join(f'<mtr><mtd columnalign="left" style="text-align: left">{line}</mtd></mtr>' for line in lines)
+    return f'<mtable columnalign="left">{cells}</mtable>'  # (the style: browsers ignore columnalign)
+
+
+TEXT = Notation(show=lambda e: TextPrinter().doprint(e), link=lambda body: f"1/(1 + exp(-({body})))",
+                define=lambda u, lin, lo, hi: f"{u} = {lin}   for {u} in [{lo}, {hi}]", lines="\n".join)
+LATEX = Notation(
+    show=lambda e: LatexPrinter().doprint(e), link=lambda body: r"\frac{1}{1 + e^{-\left(" + body + r"\right)}}",
+    define=lambda u, lin, lo, hi: rf"{u} = {lin} \quad \text{{for }} {u} \in \left[{lo}, {hi}\right]",
+    lines=_latex_lines)
+MATHML = Notation(
+    show=lambda e: MathMLPrinter().doprint(e),
+    link=lambda body: ("<mfrac><mn>1</mn><mrow><mn>1</mn><mo>+</mo><msup><mi>&ExponentialE;</mi><mrow><mo>-</mo>"
+                       f"<mrow><mo>(</mo>{body}<mo>)</mo></mrow></mrow></msup></mrow></mfrac>"),
+    define=lambda u, lin, lo, hi: (f'<mrow>{u}<mo>=</mo>{lin}<mspace width="1em"/><mtext>for</mtext>'
+                                   f'<mspace width="0.5em"/>{u}<mo>&#8712;</mo><mrow><mo>[</mo>{lo}<mo>,</mo>{hi}'
+                                   "<mo>]</mo></mrow></mrow>"),
+    lines=_mathml_lines)
+NOTATIONS = (TEXT, LATEX, MATHML)
+
+
+def _without_unit(expr):
+    """c*rest as rest (or -rest) when the coefficient c prints as 1 (or -1): 1*a reads a."""
+    coefficient, rest = expr.as_coeff_Mul()
+    if isinstance(coefficient, sympy.Float) and abs(float(str(coefficient))) == 1 and rest != 1:
+        return rest if coefficient > 0 else -rest
+    return expr
+
+
+def _ordered_sum(pieces, digits) -> Printable:
+    """The sum of ``pieces`` in their order (sympy would sort it), each ``printable`` at
+    ``digits``, those that print as 0 left out."""
+    shown = [printable(sympy.sympify(p), digits) for p in pieces]
+    kept = [_without_unit(p.expression) for p in shown if not p.expression.is_zero]
+    expr = sympy.Integer(0) if not kept else kept[0] if len(kept) == 1 else sympy.Add(*kept, evaluate=False)
+    return Printable(expr, sum(p.dropped for p in shown))
+
+
+def _definition(term, xs, digits) -> tuple[Printable, Printable, Printable]:
+    """A term's argument c . x + c_0 (coefficients by decreasing size, the constant last) and
+    the ends of its domain, printable at ``digits``."""
+    order = sorted(np.flatnonzero(term.coefficients), key=lambda j: -abs(term.coefficients[j]))
+    pieces = [sympy.Float(float(term.coefficients[j])) * xs[j] for j in order]
+    linear = _ordered_sum([*pieces, sympy.Float(term.offset)], digits)
+    lo, hi = (printable(sympy.Float(v), digits) for v in term.domain)
+    return linear, lo, hi
+
+
+def _printed_sum(est) -> tuple[tuple, list, list]:
+    """The readable terms of ``est``, their argument symbols u1..uK and the pieces of the
+    printed sum: the intercept, then w * (each part of g), so that w * (A + B) prints as
+    w*A + w*B, without parentheses."""
+    terms = readable_terms(est)
+    us = [sympy.Symbol(f"u{k}", positive=True) for k in range(1, len(terms) + 1)]
+    pieces = [sympy.Float(t.weight) * part for t, u in zip(terms, us)
+              for part in sympy.Add.make_args(t.shape.xreplace({U: u}))]
+    return terms, us, [sympy.Float(est.intercept_), *pieces]
 
 
 def model_formula(est, digits=SHOWN_DIGITS) -> ModelFormula:
-    """``f(x) = sum``, or with a logit link ``P(y=c) = 1/(1 + exp(-(sum)))`` (``c`` the positive
-    class), every constant printable (``printable``) and rounded to ``digits`` (None: full
-    precision); a note follows the text when tiny constants were dropped."""
-    decision = getattr(est, "decision_expression_", None)
-    link = est._logit_link and decision is not None  # (a model pickled before the attribute: no sum)
-    if decision is None:
-        decision = est.expression_
-    shown = printable(decision, digits)
-    body = shown.expression
-    text, latex = str(body), sympy.latex(body)
-    mathml = sympy.mathml(body, printer="presentation")
+    """``f(x) = b + w1*g1(u1) + ...``, or with a logit link ``P(y=c) = 1/(1 + exp(-(...)))``
+    (``c`` the positive class), then one line per term ``u1 = 0.4477*a + ...   for u1 in
+    [lo, hi]``; every constant printable (``printable``) and rounded to ``digits`` (None:
+    full precision), in text, LaTeX and MathML alike; a note follows the text when tiny
+    constants were dropped."""
+    terms, us, pieces = _printed_sum(est)
+    body = _ordered_sum(pieces, digits)
+    xs = feature_symbols(est)
+    definitions = [_definition(t, xs, digits) for t in terms]
+    dropped = body.dropped + sum(d[0].dropped for d in definitions)
+    printed = []
+    for notation in NOTATIONS:
+        main = notation.show(body.expression)
+        if est._logit_link:
+            main = notation.link(main)
+        lines = [notation.define(notation.show(u), *(notation.show(p.expression) for p in d))
+                 for u, d in zip(us, definitions)]
+        printed.append(notation.lines([main, *lines]))
     lhs = "f(x)"
-    if link:
+    if est._logit_link:
         classes = getattr(est, "classes_", None)
         lhs = f"P(y={_label(classes[1])})" if classes is not None else "p(x)"
-        text = f"1/(1 + exp(-({text})))"
-        latex = r"\frac{1}{1 + e^{-\left(" + latex + r"\right)}}"
-        mathml = ("<mfrac><mn>1</mn><mrow><mn>1</mn><mo>+</mo><msup><mi>&ExponentialE;</mi><mrow><mo>-</mo>"
-                  f"<mrow><mo>(</mo>{mathml}<mo>)</mo></mrow></mrow></msup></mrow></mfrac>")
-    note = (f"({shown.dropped} constant(s) below {TINY:g} in magnitude printed as 0: their terms are negligible)"
-            if shown.dropped else "")
-    return ModelFormula(lhs=lhs, right=text, latex_right=latex, mathml_right=mathml, note=note)
+    note = (f"({dropped} constant(s) below {TINY:g} in magnitude printed as 0: their terms are negligible)"
+            if dropped else "")
+    return ModelFormula(lhs, *printed, note=note)
+
+
+def formula_complexity(est) -> int:
+    """The operations (``sympy.count_ops``) of the formula ``model_formula`` prints: its sum and
+    each argument's definition (a domain is not an operation; the logistic link of a classifier
+    is not counted, so that sizes compare across tasks)."""
+    terms, _, pieces = _printed_sum(est)
+    xs = feature_symbols(est)
+    linear = [_definition(t, xs, None)[0].expression for t in terms]
+    return int(sympy.count_ops(sympy.Add(*pieces)) + sum(sympy.count_ops(lin) for lin in linear))
 
 
 def _label(c) -> str:

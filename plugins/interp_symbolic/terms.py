@@ -146,45 +146,72 @@ def _term_objective(ridge: Ridge, Xs, r, P):
     return f
 
 
-def _lowest_seen(ridge: Ridge, Xs, r, starts, maxiter):
-    """The lowest (loss, params) L-BFGS-B evaluated from any of ``starts``, or (inf, None)."""
-    P = len(ridge.init)
-    f = _term_objective(ridge, Xs, r, P)
+def _lowest_seen(f, name, x0, bounds, maxiter):
+    """The lowest (loss, params) L-BFGS-B evaluated for ``f`` from ``x0``, or (inf, None)."""
+    seen = {"loss": math.inf, "x": None}
+
+    def fun(x):
+        val, grad = f(x)
+        if val < seen["loss"]:
+            seen["loss"], seen["x"] = val, x.copy()
+        return val, grad
+
+    try:
+        minimize(fun, x0, jac=True, method="L-BFGS-B", bounds=bounds,
+                 options={"maxiter": maxiter, "ftol": 1e-12, "gtol": 1e-9})
+    except Exception as exc:  # noqa: BLE001
+        log.info("family %s: optimisation failed: %s", name, exc)
+    return seen["loss"], seen["x"]
+
+
+def _lowest_of(f, name, x0s, bounds_of, maxiter):
+    """The lowest (loss, params) over the starts ``x0s`` (``bounds_of(x0)``: each one's bounds)."""
     best_loss, best_x = math.inf, None
-    bounds = list(ridge.bounds) + [(None, None)] * Xs.shape[1]
-    for theta0, v0 in starts:
-        seen = {"loss": math.inf, "x": None}
-
-        def fun(x):
-            val, grad = f(x)
-            if val < seen["loss"]:
-                seen["loss"], seen["x"] = val, x.copy()
-            return val, grad
-
-        try:
-            minimize(fun, np.concatenate([theta0, v0]), jac=True, method="L-BFGS-B", bounds=bounds,
-                     options={"maxiter": maxiter, "ftol": 1e-12, "gtol": 1e-9})
-        except Exception as exc:  # noqa: BLE001
-            log.info("family %s: optimisation failed: %s", ridge.name, exc)
-        if seen["x"] is not None and seen["loss"] < best_loss:
-            best_loss, best_x = seen["loss"], seen["x"]
+    for x0 in x0s:
+        loss, x = _lowest_seen(f, name, x0, bounds_of(x0), maxiter)
+        if x is not None and loss < best_loss:
+            best_loss, best_x = loss, x
     return best_loss, best_x
 
 
-def fit_term(ridge: Ridge, Xs, r, starts, maxiter) -> Candidate:
-    """The best term of ``ridge`` over the starting points; never raises."""
-    loss, x = _lowest_seen(ridge, Xs, r, starts, maxiter)
+def fit_term(ridge: Ridge, Xs, r, starts, maxiter, pinned=None) -> Candidate:
+    """The best term of ``ridge`` over the starting points (theta, v); never raises.
+
+    ``pinned`` (optional boolean mask over the concatenated (theta, v)) holds those parameters
+    at their starting values: a snapped parameter or a dropped direction coefficient stays put
+    while the others are refitted.
+    """
+    P = len(ridge.init)
+    f = _term_objective(ridge, Xs, r, P)
+    x0s = [np.concatenate([theta0, v0]).astype(float) for theta0, v0 in starts]
+    free = list(ridge.bounds) + [(None, None)] * Xs.shape[1]
+
+    def bounds_of(x0):  # pinned parameters are bounded to their start's own values
+        if pinned is None:
+            return free
+        return [(float(v), float(v)) if pin else b for v, pin, b in zip(x0, pinned, free)]
+
+    loss, x = _lowest_of(f, ridge.name, x0s, bounds_of, maxiter)
     if x is None or loss >= BIG / 2:
         return Candidate(ridge.name, math.inf, reason="evaluation failed" if x is not None
                          else "no finite evaluation")
-    P = len(ridge.init)
-    theta, v = x[:P], x[P:]
+    return evaluate_term(ridge, x[:P], x[P:], Xs, r)
+
+
+def evaluate_term(ridge: Ridge, theta, v, Xs, r) -> Candidate:
+    """The term of ``ridge`` at (theta, v) with its best weight for ``r`` (offset eliminated),
+    and its loss; never raises (an infinite loss says why)."""
     u, _ = projection(v, Xs)
-    g = ridge.value(theta, u, max_fallback=None)
+    if u is None:
+        return Candidate(ridge.name, math.inf, reason="zero direction")
+    try:
+        g = ridge.value(theta, u, max_fallback=None)
+    except Exception as exc:  # noqa: BLE001 - a failing family loses, it never aborts the fit
+        return Candidate(ridge.name, math.inf, reason=f"evaluation failed: {exc}")
     gc = g - g.mean()
     rc = r - r.mean()
     if not np.all(np.isfinite(g)) or float(gc @ gc) == 0:
         return Candidate(ridge.name, math.inf, reason="non-finite values at the optimum")
     w = float(rc @ gc) / float(gc @ gc)
     loss = float(np.mean((rc - w * gc) ** 2))
-    return Candidate(ridge.name, loss, theta=theta, v=v, weight=w)
+    return Candidate(ridge.name, loss, theta=np.asarray(theta, dtype=float), v=np.asarray(v, dtype=float), weight=w)

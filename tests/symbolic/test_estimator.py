@@ -130,7 +130,7 @@ def test_failing_family_loses_without_aborting():
     X = rng.uniform(size=(60, 2))
     y = X[:, 0] + 0.5 * X[:, 1]
     est = SymbolicPursuitRegressor(max_terms=1, random_state=0, families=["test_broken", "meijer_0131"],
-                                   **FAST).fit(X, y)
+                                   simplify=False, **FAST).fit(X, y)
     assert est.terms_[0].family == "meijer_0131"
     assert "failed" in str(est.family_log_[0]["test_broken"]) or est.family_log_[0]["test_broken"]
 
@@ -178,6 +178,40 @@ def test_classifier_bad_target_is_one_line_input_error(y, proba, msg):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("params, msg", [
+    (dict(simplify="yes"), "simplify must be True or False"),
+    (dict(simplify_tol=-0.1), "simplify_tol must be a finite number >= 0"),
+    (dict(simplify_tol=float("nan")), "simplify_tol"),
+    (dict(model_selection="fastest"), "model_selection must be 'best', 'simplest' or a number of terms"),
+    (dict(model_selection=0), "model_selection = 0 terms must be between 1 and max_terms"),
+    (dict(model_selection=4), "between 1 and max_terms \\(3\\)"),
+    (dict(model_selection=True), "model_selection must be"),
+    (dict(validation_fraction=1.0), "validation_fraction must be in \\[0, 1\\)"),
+    (dict(validation_fraction=-0.2), "validation_fraction"),
+    (dict(validation_fraction="0.2"), "validation_fraction"),
+])
+@pytest.mark.parametrize("cls", [SymbolicPursuitRegressor, SymbolicPursuitClassifier])
+def test_bad_hyperparameters_are_one_line_input_errors(cls, params, msg):
+    X = np.random.default_rng(7).uniform(size=(20, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    with pytest.raises(interp.InputError, match=msg) as err:
+        cls(max_terms=3, **params, **FAST).fit(X, y)
+    assert "\n" not in str(err.value)
+
+
+def test_same_random_state_same_table_and_hold_out():
+    rng = np.random.default_rng(8)
+    X = rng.uniform(size=(60, 2))
+    y = np.exp(-X[:, 0])
+    kw = dict(max_terms=1, families=["meijer_2123"], n_restarts=1, maxiter=20)
+    a = SymbolicPursuitRegressor(random_state=5, **kw).fit(X, y)
+    b = SymbolicPursuitRegressor(random_state=5, **kw).fit(X, y)
+    c = SymbolicPursuitRegressor(random_state=6, **kw).fit(X, y)
+    pd.testing.assert_frame_equal(a.equations_.drop(columns="sympy"), b.equations_.drop(columns="sympy"))
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert a.equations_["test_loss"].iloc[0] != c.equations_["test_loss"].iloc[0]  # another hold-out
+
+
 @pytest.mark.parametrize("X, y, msg", [
     (np.array([[1.0, np.nan], [2.0, 3.0]]), np.array([1.0, 2.0]), "NaN"),
     (np.array([[1.0, 2.0]]), np.array([1.0]), "sample"),
@@ -197,8 +231,11 @@ def test_hyperexpand_closed_form_is_used_when_exact():
 
 
 def test_terms_carry_their_closed_form(exp_fit):
+    from interp_symbolic.closed_forms import ClosedForm
+
     est, _, _ = exp_fit
     d = est.terms_[0].as_dict()
-    assert d["family"] in {"meijer_2123", "meijer_0131", "meijer_1002"}
+    assert d["family"] in {"meijer_2123", "meijer_0131", "meijer_1002"} or isinstance(
+        est.terms_[0].ridge_family, ClosedForm)
     assert isinstance(d["closed_form"], str) and d["closed_form"]
     assert len(d["direction"]) == 2 and np.isfinite(d["weight"])

@@ -43,12 +43,16 @@ def test_run_method_payload():
     assert isinstance(res.estimator, SymbolicPursuitRegressor)
     assert "fidelity" in res.text
     res.to_dict()  # JSON-able
-    formula, fidelity, terms, importances, figure = res.sections
+    formula, fidelity, models, terms, importances, shapes, figure = res.sections
     assert isinstance(formula, interp.Formula) and formula.text.startswith("f(x) = ")
+    assert formula.text.splitlines()[1].startswith("u1 = ")  # the term's argument, in the feature names
     assert formula.latex.startswith("f(x) = ") and "<mrow>" in formula.mathml
     assert isinstance(fidelity, interp.Text) and "held-out rows" in fidelity.body
-    assert isinstance(terms, interp.Table) and len(terms.rows) == 1 and terms.rows[0][1] in PAPER
+    assert isinstance(models, interp.Table) and models.title.startswith("Models by size")
+    assert [row[1] for row in models.rows] == [1] and models.rows[0][0] == "*"
+    assert isinstance(terms, interp.Table) and len(terms.rows) == 1
     assert isinstance(importances, interp.Table) and {row[0] for row in importances.rows} == {"a", "b", "c"}
+    assert isinstance(shapes, interp.Figure) and shapes.name == "shapes" and "shapes" in res.figures
     assert isinstance(figure, interp.Figure) and figure.name == "fidelity"
     assert interp.Explanation.from_dict(res.to_dict()).sections == res.sections
 
@@ -86,6 +90,19 @@ def test_task_is_inferred_by_the_shared_rule():
                            families=["meijer_0131"])
     assert res.params["task"] == "classification"
     assert isinstance(res.estimator, SymbolicPursuitClassifier)
+
+
+def test_model_selection_and_simplify_tol_pass_through_and_digits_are_a_size():
+    """The command line gives --model-selection as text: digits are a number of terms."""
+    X, y = _data(80)
+    res = explain_blackbox("gbm", X, y, max_terms=2, n_restarts=1, maxiter=20, random_state=0,
+                           families=["meijer_0131", "meijer_2123"], model_selection="1", simplify_tol=0.02,
+                           loss_tol=0.0)
+    est = res.estimator
+    assert est.model_selection == 1 and est.simplify_tol == 0.02
+    assert est.selected_ == est.n_terms_ == 1 and res.params["model_selection"] == "1"
+    with pytest.raises(InputError, match="model_selection"):
+        explain_blackbox("gbm", X, y, max_terms=1, n_restarts=1, maxiter=5, model_selection="fewest")
 
 
 def test_explain_blackbox_with_fitted_model_and_classification():

@@ -1,0 +1,169 @@
+"""A fitted Meijer G term rewritten as a closed form, where the loss allows (issue 16).
+
+``simplify_term`` takes one term of a fitted model and the residual it explains (the target
+minus the intercept and the other terms) and tries the closed forms (``closed_forms.ClosedForm``:
+exp, powers, log(1 + .), ...), simplest first:
+
+1. each form is fitted at fixed u to the term's values w*g on the data (``closed_forms.fit_curve``,
+   from the form's ``starts``: cheap, no direction), and scored on the residual there;
+2. the promising ones seed a joint refit of (theta, direction v) (``terms.fit_term``; the weight
+   and the offset are eliminated in closed form), best first within a complexity;
+3. the first form whose residual loss is within ``(1 + tol)`` of the Meijer term's (and whose
+   values vary over the data: see ``CANCEL``) wins; its ``snaps`` (parameters rounded to small
+   rationals, most aggressive first) are tried next, and the first one still within that budget
+   is kept (the snapped parameters pinned, the others and the direction refitted);
+4. direction coefficients below ``DROP`` of the largest (on the min-max scaled features, so a
+   coefficient measures the feature's effect over its range, whatever its units) are set to 0
+   and the rest refitted, if the budget allows.
+
+A term no form fits within the budget stays the Meijer term it was (only step 4 is tried on it,
+without a refit: a Meijer refit would cost more than the whole simplification).  Only Meijer
+terms are offered: a custom family is the user's own choice of g and is kept as it is.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .families import Ridge
+from .terms import Candidate, Term, evaluate_term, fit_term, projection
+
+SHAPE_POINTS = 128  # the fit at fixed u uses at most this many of the rows (evenly spaced in row order)
+SHAPE_NFEV = 40  # ... and this many least-squares evaluations per start: the joint refit polishes
+SCREEN = 3.0  # a form outside the budget at fixed u is refitted jointly only within this many budgets
+MAX_REFITS = 4  # ... and only this many such forms per term
+EXACT = 1e-10  # losses this small relative to the residual's variance count as exact fits
+DROP = 1e-3  # direction coefficients below this fraction of the largest are dropped if the loss allows
+# a closed form whose values vary by less than this fraction of their magnitude over the data is a
+# constant plus a small correction (cos(0.007 u + pi), exp(1e-4 u)): its weight and the intercept
+# cancel in huge opposite numbers, so it is not offered as a readable form
+CANCEL = 1e-3
+
+__all__ = ["Simplified", "simplify_term"]
+
+
+@dataclass(frozen=True)
+class Simplified:
+    """The term ``simplify_term`` returns, its residual loss (MSE with the best weight and
+    offset) and the loss of the Meijer term it replaces (``meijer_loss``, on the same residual)."""
+
+    term: Term
+    loss: float
+    meijer_loss: float
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    """A candidate term of one ridge family, and which of its theta are pinned by a snap."""
+
+    ridge: Ridge
+    fit: Candidate
+    pinned: np.ndarray
+
+
+def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 100) -> Simplified:
+    """``term`` as the simplest closed form of ``forms`` whose loss on ``residual`` is within
+    ``(1 + tol)`` of the term's own (see the module docstring), or the term itself.
+
+    ``Xs``: the min-max scaled rows; ``residual``: what the term explains, on those rows;
+    ``maxiter``: L-BFGS-B iterations of each joint refit.  Losses within ``EXACT`` of the
+    residual's variance count as equal, so an exact Meijer term does not forbid an exact
+    closed form over rounding.
+    """
+    base = evaluate_term(term.ridge, term.theta, term.v, Xs, residual)
+    meijer_loss = base.loss if base.ok else np.inf
+    if term.orders is None or not base.ok:
+        return Simplified(term, meijer_loss, meijer_loss)
+    budget = (1.0 + tol) * base.loss + EXACT * float(np.var(residual))
+    u, _ = projection(term.v, Xs)
+    shape = term.weight * term.ridge.value(term.theta, u)
+    found = _closed_form(term, Xs, residual, u, shape, forms, budget, maxiter)
+    if found is None:
+        kept = _Fitted(term.ridge, base, np.zeros(len(term.theta), dtype=bool))
+        found = _without_tiny(kept, Xs, residual, budget, maxiter=None)
+    else:
+        found = _without_tiny(_snapped(found, Xs, residual, budget, maxiter), Xs, residual, budget, maxiter)
+    fit = found.fit
+    return Simplified(Term(found.ridge, fit.theta, fit.v, fit.weight), fit.loss, meijer_loss)
+
+
+def _closed_form(term, Xs, residual, u, shape, forms, budget, maxiter) -> _Fitted | None:
+    """The simplest form whose joint refit is within ``budget``, or None.
+
+    Forms of equal complexity are fitted at fixed u first (``closed_forms.fit_curve`` to the
+    term's values ``shape``) and refitted jointly in the order of their loss on ``residual``
+    there.  A form already within the budget at fixed u stays within it (the refit only
+    lowers the loss); one outside it is refitted only if within ``SCREEN`` budgets, and at most
+    ``MAX_REFITS`` such gambles are taken per term (a form that far off at fixed u is rarely
+    rescued by turning the direction, and the joint refits are what simplification costs).
+    """
+    from .closed_forms import fit_curve
+
+    rows = np.unique(np.linspace(0, len(u) - 1, SHAPE_POINTS).astype(int))
+    gambles = 0
+    for _, level in itertools.groupby(sorted(forms, key=lambda f: f.complexity), key=lambda f: f.complexity):
+        ranked = []
+        for form in level:
+            ridge = Ridge(form)
+            try:
+                curve = fit_curve(form, u[rows], shape[rows], max_nfev=SHAPE_NFEV)
+            except Exception:  # noqa: BLE001 - a form that cannot be fitted loses, it never aborts the fit
+                continue
+            at_u = evaluate_term(ridge, curve.theta, term.v, Xs, residual) if curve is not None else None
+            if at_u is not None and at_u.ok and at_u.loss <= SCREEN * budget:
+                ranked.append((at_u.loss, ridge, curve.theta))
+        for loss, ridge, theta0 in sorted(ranked, key=lambda c: c[0]):
+            if loss > budget:
+                if gambles == MAX_REFITS:
+                    continue
+                gambles += 1
+            fit = fit_term(ridge, Xs, residual, [(theta0, term.v)], maxiter)
+            if fit.ok and fit.loss <= budget and _varies(ridge, fit, Xs):
+                return _Fitted(ridge, fit, np.zeros(len(theta0), dtype=bool))
+    return None
+
+
+def _varies(ridge: Ridge, fit: Candidate, Xs) -> bool:
+    """Whether the fitted form's values on the data vary by at least ``CANCEL`` of their size."""
+    g = ridge.value(fit.theta, projection(fit.v, Xs)[0])
+    return bool(np.ptp(g) >= CANCEL * np.max(np.abs(g)))
+
+
+def _snapped(found: _Fitted, Xs, residual, budget, maxiter) -> _Fitted:
+    """The first of the form's ``snaps`` (most aggressive first) still within ``budget`` once
+    the other parameters and the direction are refitted around it, or ``found`` unchanged."""
+    fit = found.fit
+    try:
+        snaps = [np.asarray(s, dtype=float) for s in found.ridge.family.snaps(fit.theta)]
+    except Exception:  # noqa: BLE001 - a form that cannot snap keeps its fitted parameters
+        return found
+    for theta in snaps:
+        pinned = theta != fit.theta
+        if theta.shape != fit.theta.shape or not pinned.any():
+            continue
+        mask = np.concatenate([pinned, np.zeros(len(fit.v), dtype=bool)])
+        refit = fit_term(found.ridge, Xs, residual, [(theta, fit.v)], maxiter, pinned=mask)
+        if refit.ok and refit.loss <= budget:
+            return _Fitted(found.ridge, refit, pinned)
+    return found
+
+
+def _without_tiny(found: _Fitted, Xs, residual, budget, maxiter) -> _Fitted:
+    """``found`` with its direction coefficients below ``DROP`` of the largest set to 0 (and,
+    when ``maxiter`` is given, the rest refitted, snapped parameters still pinned) if the loss
+    stays within ``budget``; else ``found`` unchanged."""
+    fit = found.fit
+    size = np.abs(fit.v)
+    tiny = (size > 0) & (size < DROP * size.max())
+    if not tiny.any():
+        return found
+    v = np.where(tiny, 0.0, fit.v)
+    if maxiter is None:
+        out = evaluate_term(found.ridge, fit.theta, v, Xs, residual)
+    else:
+        mask = np.concatenate([found.pinned, v == 0])
+        out = fit_term(found.ridge, Xs, residual, [(fit.theta, v)], maxiter, pinned=mask)
+    return _Fitted(found.ridge, out, found.pinned) if out.ok and out.loss <= budget else found
