@@ -87,66 +87,67 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
         self.encodings_ = []
         names: list[str] = []
         for col in frame.columns:
-            series = frame[col]
-            numeric = _as_numeric(series)
-            if numeric is None:
-                levels = sorted(_levels(series).unique())
-                enc = ("onehot_text", levels, False)
-                names += [f"{col}={lv}" for lv in levels]
-            else:
-                values = numeric.dropna().to_numpy()
-                has_missing = bool(numeric.isna().any())
-                distinct = np.unique(values)
-                if distinct.size and np.isin(distinct, (0.0, 1.0)).all():
-                    enc = ("binary", None, has_missing)
-                    names.append(str(col))
-                elif distinct.size <= int(self.max_levels):
-                    enc = ("onehot_num", distinct.tolist(), has_missing)
-                    names += [f"{col}={_fmt(v)}" for v in distinct]
-                else:
-                    qs = np.linspace(0, 1, int(self.n_thresholds) + 2)[1:-1]
-                    cuts = np.unique(np.quantile(values, qs))
-                    # a cut strictly inside the data: midpoint between neighbouring values
-                    thresholds = []
-                    for c in cuts:
-                        above = distinct[distinct > c]
-                        below = distinct[distinct <= c]
-                        if above.size and below.size:
-                            thresholds.append((below.max() + above.min()) / 2)
-                    thresholds = sorted(set(thresholds)) or [float(np.median(distinct))]
-                    enc = ("threshold", thresholds, has_missing)
-                    names += [f"{col}>{_fmt(t)}" for t in thresholds]
-                if has_missing:
-                    names.append(f"{col}={_MISSING}")
-            self.encodings_.append(enc)
+            encoding, column_names = self._encode_column(str(col), frame[col])
+            self.encodings_.append(encoding)
+            names += column_names
         self.feature_names_out_ = np.asarray(names, dtype=object)
         return self
 
+    def _encode_column(self, col: str, series: pd.Series) -> tuple[tuple, list[str]]:
+        """(encoding, output names) of one column; the encoding is (kind, info, has_missing),
+        what :meth:`_column_block` reads back."""
+        numeric = _as_numeric(series)
+        if numeric is None:
+            levels = sorted(_levels(series).unique())
+            return ("onehot_text", levels, False), [f"{col}={lv}" for lv in levels]
+        values = numeric.dropna().to_numpy()
+        has_missing = bool(numeric.isna().any())
+        missing = [f"{col}={_MISSING}"] if has_missing else []
+        distinct = np.unique(values)
+        if distinct.size and np.isin(distinct, (0.0, 1.0)).all():
+            return ("binary", None, has_missing), [str(col)] + missing
+        if distinct.size <= int(self.max_levels):
+            return (("onehot_num", distinct.tolist(), has_missing),
+                    [f"{col}={_fmt(v)}" for v in distinct] + missing)
+        qs = np.linspace(0, 1, int(self.n_thresholds) + 2)[1:-1]
+        cuts = np.unique(np.quantile(values, qs))
+        # a cut strictly inside the data: midpoint between neighbouring values
+        thresholds = []
+        for c in cuts:
+            above = distinct[distinct > c]
+            below = distinct[distinct <= c]
+            if above.size and below.size:
+                thresholds.append((below.max() + above.min()) / 2)
+        thresholds = sorted(set(thresholds)) or [float(np.median(distinct))]
+        return ("threshold", thresholds, has_missing), [f"{col}>{_fmt(t)}" for t in thresholds] + missing
+
     def transform(self, X) -> np.ndarray:
         check_is_fitted(self, "encodings_")
-        frame = self._frame(X, reset=False)
-        blocks = []
-        for col, (kind, info, has_missing) in zip(self.columns_, self.encodings_):
-            series = frame.iloc[:, self.columns_.index(col)]
-            if kind == "onehot_text":
-                levels = _levels(series).to_numpy()
-                blocks.append((levels[:, None] == np.asarray(info, dtype=object)[None, :]))
-                continue
-            numeric = _as_numeric(series)
-            if numeric is None:  # text where numbers were seen in fit
-                numeric = pd.to_numeric(series, errors="coerce")
-            values = numeric.to_numpy(dtype=float)
-            if kind == "binary":
-                blocks.append((values == 1)[:, None])
-            elif kind == "onehot_num":
-                blocks.append(values[:, None] == np.asarray(info)[None, :])
-            else:
-                blocks.append(values[:, None] > np.asarray(info)[None, :])
-            if has_missing:
-                blocks.append(np.isnan(values)[:, None])
-        if not blocks:
-            return np.zeros((len(frame), 0))
-        return np.hstack(blocks).astype(float)
+        return self._columns(self._frame(X, reset=False)).astype(float)
+
+    def _columns(self, frame: pd.DataFrame) -> np.ndarray:
+        """Every output column of ``frame`` as a boolean matrix."""
+        blocks = [self._column_block(frame.iloc[:, j], *encoding) for j, encoding in enumerate(self.encodings_)]
+        return np.hstack(blocks) if blocks else np.zeros((len(frame), 0), dtype=bool)
+
+    def _column_block(self, series: pd.Series, kind: str, info, has_missing: bool) -> np.ndarray:
+        """The output columns of one input column under its encoding, as a boolean matrix."""
+        if kind == "onehot_text":
+            return _levels(series).to_numpy()[:, None] == np.asarray(info, dtype=object)[None, :]
+        numeric = _as_numeric(series)
+        if numeric is None:  # text where numbers were seen in fit
+            numeric = pd.to_numeric(series, errors="coerce")
+        values = numeric.to_numpy(dtype=float)
+        block = self._numeric_block(values, kind, info)
+        return np.hstack([block, np.isnan(values)[:, None]]) if has_missing else block
+
+    def _numeric_block(self, values: np.ndarray, kind: str, info) -> np.ndarray:
+        """The columns of a numeric column (without its missing-value column)."""
+        if kind == "binary":
+            return (values == 1)[:, None]
+        if kind == "onehot_num":
+            return values[:, None] == np.asarray(info)[None, :]
+        return values[:, None] > np.asarray(info)[None, :]
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         check_is_fitted(self, "feature_names_out_")

@@ -18,10 +18,12 @@ from interp.lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".cv": ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning"],
     ".estimators": ["FacetsClassifier", "FacetsRegressor", "integrity"],
+    ".features": ["CardBinarizer", "CardFeatures", "card_features"],
     ".path": ["fit_path"],
     ".penalties": ["facets_value", "prox_facets", "prox_scaled", "prox_scf", "scf_value"],
-    ".plots": ["plot_cv", "plot_heatmaps", "plot_path"],
+    ".plots": ["plot_cv", "plot_heatmaps", "plot_path", "plot_risk"],
     ".problem": ["Objective"],
+    ".risk": ["RiskTable"],
     ".scorecard": ["ScoreCard", "rounded_baseline", "score_card"],
     ".solver": ["SolverOptions", "WarmStart", "solve"],
     ".first_order": ["ISTA", "FISTA"],

@@ -20,12 +20,17 @@ from .path import fit_path
 from .penalties import L2
 from .problem import Objective, null_threshold
 from .refit import refit_scale, usable
+from .search import GridSearch, RowLimits, local_search, search_grid
 from .snap import integrity_rows, snap_to_grid
 from .solver import SolverOptions, solve
 from .validation import (MAX_CV_ROWS, check_eps, check_max_cv_rows, check_max_iter, check_positive,
                          check_snap_tol, check_solver, resolve_penalty)
 
 __all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "reference_magnitude"]
+
+#: the default grid (gammas, betas) without and with ``max_rows``: with it, each gamma's path
+#: only seeds the card search (and stops at max_rows rows), so a few points suffice
+GRID, ROWS_GRID = (24, 100), (3, 12)
 
 
 class IntegrityWarning(UserWarning):
@@ -164,10 +169,10 @@ class _FacetsCVBase(BaseEstimator):
     _loss = "squared"
     _estimator_class = FacetsRegressor
 
-    def __init__(self, gammas=24, betas=100, cv=5, *, gamma_range=None, beta_decades=5.0,
+    def __init__(self, gammas=None, betas=None, cv=5, *, gamma_range=None, beta_decades=5.0,
                  penalty="scf", eps=0.01, penalty_params=None, solver="newton", tol=1e-4,
                  max_iter=2000, fit_intercept=True, refit_scale=True, snap_tol=1e-4, n_jobs=None,
-                 random_state=0, max_cv_rows=MAX_CV_ROWS):
+                 random_state=0, max_cv_rows=MAX_CV_ROWS, max_points=5, max_rows=None):
         self.gammas = gammas
         self.betas = betas
         self.cv = cv
@@ -185,24 +190,34 @@ class _FacetsCVBase(BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.max_cv_rows = max_cv_rows
+        self.max_points = max_points
+        self.max_rows = max_rows
 
     # ------------------------------------------------------------------ grid
-    def _grid(self, X, y_num):
-        if isinstance(self.gammas, numbers.Integral):
+    def _grid(self, X, y_num, limits: RowLimits):
+        """(gammas, betas, strongest first).  Counts (None: :data:`GRID`, or :data:`ROWS_GRID`
+        with ``max_rows``) make geometric grids: gamma from m / 30 (m / max_points with
+        ``max_rows``: the card's largest point is then about max_points) to m, the largest
+        coefficient of a lightly ridge-penalised fit."""
+        n_gammas, n_betas = ROWS_GRID if limits.max_rows is not None else GRID
+        n_gammas = n_gammas if self.gammas is None else self.gammas
+        n_betas = n_betas if self.betas is None else self.betas
+        if isinstance(n_gammas, numbers.Integral):
             if self.gamma_range is None:
                 m = reference_magnitude(X, y_num, self._loss, self.fit_intercept)
-                lo, hi = m / 30.0, m
+                top_points = limits.max_points if limits.max_rows is not None and limits.max_points else 30.0
+                lo, hi = m / top_points, m
             else:
                 lo, hi = (check_positive("gamma_range", g) for g in self.gamma_range)
-            gammas = np.geomspace(lo, hi, int(self.gammas))
+            gammas = np.geomspace(lo, hi, int(n_gammas))
         else:
-            gammas = np.array([check_positive("gamma", g) for g in np.ravel(self.gammas)])
-        if isinstance(self.betas, numbers.Integral):
+            gammas = np.array([check_positive("gamma", g) for g in np.ravel(n_gammas)])
+        if isinstance(n_betas, numbers.Integral):
             c = null_threshold(X, y_num, self._loss, self.fit_intercept)
             top = max(c, 1e-12) / gammas.min()
-            betas = top * np.logspace(0, -float(self.beta_decades), int(self.betas))
+            betas = top * np.logspace(0, -float(self.beta_decades), int(n_betas))
         else:
-            betas = np.array([check_positive("beta", b) for b in np.ravel(self.betas)])
+            betas = np.array([check_positive("beta", b) for b in np.ravel(n_betas)])
         if gammas.size == 0 or betas.size == 0:
             raise InputError("the (beta, gamma) grid is empty")
         return gammas, np.sort(betas)[::-1]
@@ -232,8 +247,8 @@ class _FacetsCVBase(BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _settings(self) -> tuple[Objective, SolverOptions, float]:
-        """The checked parameters: the objective (gamma 1; each path sets its own), the solver
-        options and the snap tolerance."""
+        """The checked parameters: the objective (gamma 1; each path sets its own; the box of
+        ``max_points``), the solver options and the snap tolerance."""
         tol = check_positive("tol", self.tol)
         solver = check_solver(self.solver)
         max_iter = check_max_iter(self.max_iter)
@@ -241,8 +256,14 @@ class _FacetsCVBase(BaseEstimator):
         if self.eps is not None:
             check_eps(self.eps)
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
-                              fit_intercept=self.fit_intercept)
+                              fit_intercept=self.fit_intercept, max_points=self._limits().max_points)
         return objective, SolverOptions(solver, tol, max_iter), snap_tol
+
+    def _limits(self) -> RowLimits:
+        limits = RowLimits(self.max_rows, self.max_points)
+        if limits.max_rows is not None and not self.fit_intercept:
+            raise InputError("max_rows needs fit_intercept=True (the card search refits the threshold)")
+        return limits
 
     def _cv_rows(self, y_orig) -> np.ndarray | None:
         """The rows the grid runs on: None (all of them) up to ``max_cv_rows`` rows, else that
@@ -271,19 +292,80 @@ class _FacetsCVBase(BaseEstimator):
         refitted on every row, warm-started from the grid's solution.  ``cv_sample_`` holds the
         indices of the rows the grid ran on (None: all), ``cv_rows_`` their number and
         ``subsampled_`` whether they were fewer than all."""
+        limits = self._limits()  # bad max_rows / max_points, before any work
         rows = self._cv_rows(y_orig)
         grid_rows = slice(None) if rows is None else rows
-        self._fit_cv(X[grid_rows], y_num[grid_rows], y_orig[grid_rows])
         self.cv_sample_ = rows
         self.subsampled_ = rows is not None
         self.cv_rows_ = int(X.shape[0] if rows is None else rows.size)
+        if limits.max_rows is not None:
+            found = self._search_rows(X[grid_rows], y_num[grid_rows])
+            self._refit_rows(X, y_orig, found)
+            return
+        self._fit_cv(X[grid_rows], y_num[grid_rows], y_orig[grid_rows])
         self._refit(X, y_orig)
+
+    def _search_rows(self, X, y_num) -> GridSearch:
+        """With ``max_rows``: each gamma's Facets path seeds an integer card search (see
+        :func:`.search.search_grid`); the card of lowest training loss wins.  No CV: the grid
+        is a handful of paths, each stopped at max_rows rows, and the choice among their cards
+        is by the loss the search minimises (as FasterRisk chooses among its multipliers).
+        ``search_results_`` holds, per gamma, the seed's beta and rows and the searched card's
+        loss, rows, largest point and moves."""
+        limits = self._limits()
+        objective, options, _ = self._settings()
+        gammas, betas = self._grid(X, y_num, limits)
+        with warnings.catch_warnings(), single_threaded_blas():
+            warnings.simplefilter("ignore")
+            found = search_grid(X, y_num, objective, gammas, gammas[:, None] ** 2 * betas[None, :],
+                                limits, options)
+        self.gammas_, self.betas_ = gammas, betas
+        self.coefs_path_ = np.stack([p.coefs * g for p, g in zip(found.paths, gammas)])
+        self.intercepts_path_ = np.stack([p.intercepts for p in found.paths])
+        self.search_results_ = _search_results(found, gammas, betas)
+        return found
+
+    def _refit_rows(self, X, y, found: GridSearch) -> None:
+        """The delivered model: ``FacetsClassifier(max_rows=...)`` at the chosen (gamma, beta),
+        started from its path's fit, with the grid's card (searched again on every row when the
+        grid ran on a subsample)."""
+        g = max(found.best, 0)
+        b = max(found.paths[g].start, 0)
+        self.best_index_ = int(g * self.betas_.size + b)
+        self.best_gamma_, self.best_beta_ = float(self.gammas_[g]), float(self.betas_[b])
+        self.best_lam_ = self.best_beta_ * self.best_gamma_**2
+        est = self._best_estimator()
+        card = None if found.best < 0 else found.cards[g]
+        if card is not None and self.subsampled_:  # the grid's card, searched again on every row
+            y_num = est._validate(X, y)[1]
+            card = local_search(X, y_num, card.points, self._loss, self.max_rows, self.max_points)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est._fit(*est._validate(X, y), self.coefs_path_[g, b], self.intercepts_path_[g, b], card=card)
+        self._adopt(est)
+        self.n_iter_ = int(sum(p.n_iter.sum() for p in found.paths) + est.n_iter_)
+
+    def _best_estimator(self):
+        """An unfitted estimator at the chosen point, with this search's settings."""
+        return self._estimator_class(
+            lam=self.best_lam_, gamma=self.best_gamma_, penalty=self.penalty, eps=self.eps,
+            penalty_params=self.penalty_params, solver=self.solver, tol=self.tol,
+            max_iter=self.max_iter, fit_intercept=self.fit_intercept, refit_scale=self.refit_scale,
+            snap_tol=self.snap_tol, max_points=self.max_points, max_rows=self.max_rows,
+        )
+
+    def _adopt(self, est) -> None:
+        """``est`` becomes ``best_estimator_``, its card this search's."""
+        self.best_estimator_ = est
+        for name in ("coef_", "intercept_", "points_", "integrity_", "integrity_nonzero_", "gamma_",
+                     "scale_", "penalty_", "penalty_params_"):
+            setattr(self, name, getattr(est, name))
 
     def _fit_cv(self, X, y_num, y_orig):
         """One path per (fold or whole data, gamma), run through joblib; gathered in a
         :class:`GridTally`, from which ``cv_results_`` and the chosen point come."""
         objective, options, snap_tol = self._settings()
-        gammas, betas = self._grid(X, y_num)
+        gammas, betas = self._grid(X, y_num, self._limits())
         splitter = self._splitter()
         splits = list(splitter.split(X, y_orig) if hasattr(splitter, "split") else splitter)
         n_folds = len(splits)
@@ -341,19 +423,11 @@ class _FacetsCVBase(BaseEstimator):
         """The delivered model: the chosen point refitted on the whole data, starting from its
         path's solution (the same fixed point, reached in a handful of iterations)."""
         g, b = np.unravel_index(self.best_index_, (self.gammas_.size, self.betas_.size))
-        est = self._estimator_class(
-            lam=self.best_lam_, gamma=self.best_gamma_, penalty=self.penalty, eps=self.eps,
-            penalty_params=self.penalty_params, solver=self.solver, tol=self.tol,
-            max_iter=self.max_iter, fit_intercept=self.fit_intercept, refit_scale=self.refit_scale,
-            snap_tol=self.snap_tol,
-        )
+        est = self._best_estimator()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X, y, coef_init=self.coefs_path_[g, b], intercept_init=self.intercepts_path_[g, b])
-        self.best_estimator_ = est
-        for name in ("coef_", "intercept_", "points_", "integrity_", "integrity_nonzero_", "gamma_",
-                     "scale_", "penalty_", "penalty_params_"):
-            setattr(self, name, getattr(est, name))
+        self._adopt(est)
         # iterations of the warm-started chain that led to the chosen point, plus the refit
         order = np.argsort(-self.betas_, kind="stable")
         upto = order[: int(np.flatnonzero(order == b)[0]) + 1]
@@ -364,6 +438,26 @@ class _FacetsCVBase(BaseEstimator):
         """A cv_results_ column reshaped to (n_gammas, n_betas)."""
         check_is_fitted(self, "cv_results_")
         return np.asarray(self.cv_results_[key]).reshape(self.gammas_.size, self.betas_.size)
+
+
+def _search_results(found: GridSearch, gammas, betas) -> dict:
+    """``search_results_``: one entry per gamma (nan / -1 where its path gave no card)."""
+    cards = found.cards
+
+    def per_card(get, missing):
+        return np.array([missing if c is None else get(c) for c in cards])
+
+    starts = np.array([p.start for p in found.paths])
+    return {
+        "param_gamma": np.asarray(gammas, dtype=float),
+        "start_beta": np.where(starts >= 0, betas[np.maximum(starts, 0)], np.nan),
+        "start_rows": np.array([np.count_nonzero(np.round(p.coefs[max(p.start, 0)])) for p in found.paths]),
+        "loss": per_card(lambda c: c.loss, np.nan),
+        "rows": per_card(lambda c: np.count_nonzero(c.points), -1),
+        "max_points": per_card(lambda c: np.abs(c.points).max(), -1),
+        "steps": per_card(lambda c: c.steps, -1),
+        "chosen": np.arange(len(cards)) == found.best,
+    }
 
 
 class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
@@ -380,8 +474,8 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
     ``refit_scale`` (default), its scale and intercept are re-fitted on the training fold with
     its points frozen, before it is scored.
 
-    ``gammas``/``betas``: counts (geometric grids: gamma over ``gamma_range``, by default from
-    m / 30 to m with m the largest coefficient of a lightly ridge-penalised fit; beta over
+    ``gammas``/``betas``: counts (None: 24 and 100; geometric grids: gamma over ``gamma_range``,
+    by default from m / 30 to m with m the largest coefficient of a lightly ridge-penalised fit; beta over
     ``beta_decades`` decades below the null threshold at the smallest gamma) or explicit arrays.
     Attributes: ``cv_results_`` (per grid point: CV scores, integrity, magnitude max|w| and L1,
     nonzeros, ...), ``best_*_``, ``best_estimator_``, ``coefs_path_`` (n_gammas, n_betas, d),
@@ -391,6 +485,11 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
     (its CV and its whole-data paths) runs on a stratified subsample of that many rows drawn with
     ``random_state``, and only the chosen point is fitted on every row, warm-started from the
     subsample's solution; ``subsampled_``, ``cv_rows_`` and ``cv_sample_`` say so.
+
+    ``max_points`` (default 5) bounds every point (the solver's box); ``max_rows`` (default None)
+    caps the card's rows: the grid is then a few paths (``gammas`` and ``betas`` default to 3
+    and 12), each seeding an integer local search, and the card of lowest training loss wins
+    (see :mod:`.search`; no CV, so there is no ``cv_results_`` but ``search_results_``).
     """
 
     _loss = "logistic"

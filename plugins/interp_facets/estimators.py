@@ -17,6 +17,7 @@ from interp.preprocessing import BinaryLabels, binary_labels
 from .blas import single_threaded_blas
 from .problem import Objective, SolveResult
 from .refit import refit_scale, usable
+from .search import Card, RowLimits, local_search
 from .snap import GRID_ATOL, integrity_rows, on_grid, snap_to_grid
 from .solver import SolverOptions, WarmStart, solve
 from .validation import check_max_iter, check_positive, check_snap_tol, check_solver, resolve_penalty
@@ -57,7 +58,7 @@ class _FacetsBase(BaseEstimator):
 
     def __init__(self, lam=0.01, gamma=1.0, *, penalty="scf", eps=0.01, penalty_params=None,
                  solver="newton", tol=1e-4, max_iter=2000, fit_intercept=True, refit_scale=True,
-                 snap_tol=1e-4, warm_start=False):
+                 snap_tol=1e-4, warm_start=False, max_points=5, max_rows=None):
         self.lam = lam
         self.gamma = gamma
         self.penalty = penalty
@@ -70,15 +71,23 @@ class _FacetsBase(BaseEstimator):
         self.refit_scale = refit_scale
         self.snap_tol = snap_tol
         self.warm_start = warm_start
+        self.max_points = max_points
+        self.max_rows = max_rows
 
-    def _fit(self, X, y_num, coef_init=None, intercept_init=None) -> None:
-        """Check the parameters, resolve the penalty, solve, snap, refit the scale, store."""
+    def _fit(self, X, y_num, coef_init=None, intercept_init=None, card: Card | None = None) -> None:
+        """Check the parameters, resolve the penalty, solve, snap, refit the scale (or, with
+        ``max_rows``, search the card: see :mod:`.search`; ``card``, a search's outcome on these
+        rows, skips it), store."""
         lam = check_positive("lam", self.lam)
         gamma = check_positive("gamma", self.gamma)
         tol = check_positive("tol", self.tol)
         snap_tol = check_snap_tol(self.snap_tol)
+        limits = RowLimits(self.max_rows, self.max_points)
+        if limits.max_rows is not None and not self.fit_intercept:
+            raise InputError("max_rows needs fit_intercept=True (the card search refits the threshold)")
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
-                              gamma=gamma, fit_intercept=bool(self.fit_intercept))
+                              gamma=gamma, fit_intercept=bool(self.fit_intercept),
+                              max_points=limits.max_points)
         options = SolverOptions(check_solver(self.solver), tol, check_max_iter(self.max_iter))
         start = self._start(X, gamma, coef_init, intercept_init)
         with single_threaded_blas():
@@ -91,6 +100,12 @@ class _FacetsBase(BaseEstimator):
                 stacklevel=3,
             )
         self._store(X, y_num, res, objective, lam, snap_tol)
+        self.search_steps_ = 0
+        if limits.max_rows is not None:
+            if card is None and np.any(self.points_):
+                card = local_search(X, y_num, self.coef_grid_, self._loss, limits.max_rows, limits.max_points)
+            if card is not None:
+                self._store_card(card, objective.gamma)
 
     def _start(self, X, gamma, coef_init, intercept_init) -> WarmStart | None:
         """Where the solver starts: ``coef_init`` / ``intercept_init`` when given (in the model's
@@ -128,6 +143,16 @@ class _FacetsBase(BaseEstimator):
         self.scale_ = scale
         self.gamma_ = objective.gamma * scale
         self._set_coef(self.gamma_ * u, intercept)
+
+    def _store_card(self, card: Card, gamma: float) -> None:
+        """The searched card replaces the penalised fit's points, scale and intercept (the
+        penalised minimiser stays in ``coef_grid_``)."""
+        self.points_ = np.asarray(card.points, dtype=np.int64)
+        self.integrity_, self.integrity_nonzero_ = integrity(self.points_)
+        self.scale_ = card.scale / gamma
+        self.gamma_ = card.scale
+        self.search_steps_ = card.steps
+        self._set_coef(card.scale * self.points_.astype(float), card.intercept)
 
     @property
     def is_integral_(self) -> bool:
@@ -176,6 +201,14 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
     warm_start : bool
         Start each ``fit`` from the previous fit's penalised minimiser (``coef_grid_``,
         ``intercept_raw_``), e.g. after ``set_params(lam=...)``.
+    max_points : int >= 1 or None
+        Every point within [-max_points, max_points] (default 5): a box constraint the solver
+        keeps (its prox is the penalty's prox clipped to the box).  None: no bound.
+    max_rows : int >= 1 or None
+        At most this many non-zero points (default None: no limit).  The penalised fit's card
+        (its smallest rows dropped past ``max_rows``) is then improved by an integer local search
+        on the training loss, the scale and intercept re-fitted at every move (see
+        :mod:`.search`); ``search_steps_`` counts its moves.  Needs ``fit_intercept``.
 
     Attributes
     ----------
@@ -195,9 +228,13 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
     def fit(self, X, y, coef_init=None, intercept_init=None):
         """Fit; ``coef_init`` and ``intercept_init`` (as ``coef_`` and ``intercept_``, before any
         scale refit) start the solver there instead of at zero."""
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        self._fit(X, np.asarray(y, dtype=float), coef_init, intercept_init)
+        self._fit(*self._validate(X, y), coef_init, intercept_init)
         return self
+
+    def _validate(self, X, y):
+        """(X, y as numbers) checked, the input's shape and names recorded."""
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        return X, np.asarray(y, dtype=float)
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef
@@ -223,11 +260,15 @@ class FacetsClassifier(ClassifierMixin, _FacetsBase):
     def fit(self, X, y, coef_init=None, intercept_init=None):
         """Fit; ``coef_init`` and ``intercept_init`` start the solver there (see
         :meth:`FacetsRegressor.fit`)."""
+        self._fit(*self._validate(X, y), coef_init, intercept_init)
+        return self
+
+    def _validate(self, X, y):
+        """(X, y as -1/+1) checked, the input's shape, names and ``classes_`` recorded."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         labels = binary_target(self, y)
         self.classes_ = labels.classes
-        self._fit(X, labels.values, coef_init, intercept_init)
-        return self
+        return X, labels.values
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef.reshape(1, -1)

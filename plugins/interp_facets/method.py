@@ -1,5 +1,7 @@
-"""The ``facets`` method of ``interp run``: data -> FacetsClassifier (fixed or chosen by CV) ->
-an Explanation with the score card, the rounded baseline beside it, the plots and the metrics."""
+"""The ``facets`` method of ``interp run``: data -> readable 0/1 features -> FacetsClassifier
+(at most ``max_rows`` rows by the card search, or at a fixed or CV-chosen (lam, gamma)) -> an
+Explanation with the score card and its risk table, the rounded baseline beside it, the plots
+and the metrics."""
 
 from __future__ import annotations
 
@@ -8,16 +10,18 @@ from typing import Any
 
 import attrs
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from interp import Explanation, InputError
 from interp.data import check_finite
-from interp.preprocessing import binarize_unless_binary, binary_labels
+from interp.preprocessing import binary_labels
 
 from .cv import FacetsClassifierCV, IntegrityWarning
 from .estimators import FacetsClassifier
+from .features import card_features
 from .path import fit_path
-from .plots import plot_cv, plot_path
+from .plots import plot_cv, plot_path, plot_risk
 from .problem import Objective
 from .render import method_sections
 from .scorecard import ScoreCard, rounded_baseline, score_card
@@ -60,59 +64,67 @@ class Baseline:
 
 
 def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, tol, max_iter, snap_tol,
-        baseline, binarize, n_thresholds, max_cv_rows) -> Explanation:
+        baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
-    Why so many parameters: one keyword per option of ``FACETS_METHOD`` (17), with no
+    Why so many parameters: one keyword per option of ``FACETS_METHOD`` (19), with no
     defaults.  The options are declared once, in ``plugin.py``; the core
     (``Method.resolve_options``) converts, checks and defaults every one and calls
     ``run(data, ctx, **options)``, so the signature is the option list, named, and a record
     bundling them here would declare them a second time.
     """
-    X, names = _check_data(data, *_design(data, binarize, n_thresholds))
+    _check_data(data)
+    X, names = _design(data, binarize, n_thresholds)
+    check_finite(X, names)
     folds = _check_options(lam, gamma, cv, penalty, eps, snap_tol)
-    settings = dict(penalty=penalty, eps=eps, solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol)
+    settings = dict(penalty=penalty, eps=eps, solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol,
+                    max_rows=max_rows or None, max_points=max_points)
     seed = 0 if ctx.seed is None else ctx.seed
+    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
     if folds:
         fit = _fit_cv(FacetsClassifierCV(gammas=n_gammas, betas=n_betas, cv=folds, n_jobs=ctx.n_jobs,
                                          random_state=seed, max_cv_rows=max_cv_rows or None, **settings),
-                      X, data.y, names)
+                      X, data.y, names, splitter)
     else:
         fit = _fit_fixed(FacetsClassifier(lam=lam, gamma=gamma, **settings), X, data.y, names)
-    card = score_card(fit.model, names, X)
-    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
+    card = score_card(fit.model, names, X, y=data.y)
+    figures = {**fit.figures, "risk": plot_risk(card)}
     base = _baseline(X, data.y, names, float(fit.model.gamma_), baseline, splitter, seed, fit.cv_sample)
     accuracy = float(fit.model.score(X, data.y))
     params = {"lam": fit.lam, "gamma": fit.gamma, "cv": folds, "penalty": penalty, "eps": eps,
               "solver": solver, "n_gammas": n_gammas, "n_betas": n_betas, "tol": tol, "max_iter": max_iter,
               "snap_tol": snap_tol, "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds,
-              "max_cv_rows": max_cv_rows}
+              "max_cv_rows": max_cv_rows, "max_rows": max_rows, "max_points": max_points}
     return Explanation(
         params=params,
         metrics=_metrics(fit, card, base, accuracy),
         payload=_payload(fit, card, base, names, penalty),
         sections=method_sections(card, fit, base, accuracy),
-        figures=fit.figures,
+        figures=figures,
         estimator=fit.estimator,
     )
 
 
-def _design(data, binarize, n_thresholds):
-    """The features the card is written in: as given, or 0/1 columns such as ``age>52``.
+def _design(data, binarize, n_thresholds) -> tuple[np.ndarray, list[str]]:
+    """The features the card is written in: readable 0/1 columns such as ``age >= 50`` (see
+    :mod:`.features`; ``binarize`` auto or always), or the columns as given (never).
 
     Points on raw measurements (areas in the thousands beside ratios below one) cannot share one
-    grid step; thresholded 0/1 features give a card a person can add up.
+    grid step; thresholded 0/1 features give a card a person can add up.  0/1 columns pass
+    through the card features unchanged (once: a twin or complement column is dropped), so
+    auto, which binarises when some column is not 0/1, and always give the same design.
     """
-    design = binarize_unless_binary(data.X, data.feature_names, raw=data.raw, mode=binarize,
-                                    n_thresholds=n_thresholds)
+    if binarize == "never":
+        return np.asarray(data.X, dtype=float), list(data.feature_names)
+    design = card_features(data.X, data.feature_names, raw=data.raw, n_thresholds=n_thresholds)
     return design.X, list(design.names)
 
 
-def _check_data(data, X, names):
-    """``X`` and ``names`` if the design is finite, the target binary and no column constant (a
-    constant column's points would only shift the threshold); else a one-line InputError.  The
-    loaders have already refused a NaN target."""
-    check_finite(X, names)
+def _check_data(data) -> None:
+    """A one-line InputError unless the target is binary and no input column constant (a
+    constant column's points would only shift the threshold).  The loaders have already refused
+    NaN."""
+    X, names = data.X, data.feature_names
     classes = np.unique(data.y)
     if classes.size != 2:
         shown = ", ".join(map(str, classes[:5])) + (", ..." if classes.size > 5 else "")
@@ -126,7 +138,6 @@ def _check_data(data, X, names):
             f"constant feature{'s' if len(const) > 1 else ''} {', '.join(map(repr, const[:3]))}{more}: "
             "drop them (an intercept already plays their role)"
         )
-    return X, names
 
 
 def _check_options(lam, gamma, cv, penalty, eps, snap_tol) -> int:
@@ -144,25 +155,29 @@ def _check_options(lam, gamma, cv, penalty, eps, snap_tol) -> int:
     return cv or (0 if lam is not None else 5)
 
 
-def _fit_cv(est: FacetsClassifierCV, X, y, names) -> Fit:
-    """Choose (lam, gamma) by CV; note whether no grid point was integral on every fold."""
+def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:
+    """Choose the card: by CV over the (lam, gamma) grid (noting whether no grid point was
+    integral on every fold) or, with ``max_rows``, by the card search, whose accuracy is then
+    measured by ``splitter``'s folds, the whole search rerun on each."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", IntegrityWarning)
         est.fit(X, y)
-    metrics = dict(cv_accuracy=est.best_score_, grid_points=int(est.gammas_.size * est.betas_.size),
-                   integral_points=est.n_integral_, null_points=est.n_null_)
-    cv = {
-        "folds": int(est.cv),
-        "gammas": est.gammas_,
-        "betas": est.betas_,
-        "best_gamma": est.best_gamma_,
-        "best_beta": est.best_beta_,
-        "best_lam": est.best_lam_,
-        "best_cv_accuracy": est.best_score_,
-        "integral_points": est.n_integral_,
-        "null_points": est.n_null_,
-        "selected_fully_integral": bool(est.selected_integral_),
-    }
+    cv = {"folds": int(est.cv), "gammas": est.gammas_, "betas": est.betas_, "best_gamma": est.best_gamma_,
+          "best_beta": est.best_beta_, "best_lam": est.best_lam_}
+    if hasattr(est, "cv_results_"):
+        metrics = dict(cv_accuracy=est.best_score_, grid_points=int(est.gammas_.size * est.betas_.size),
+                       integral_points=est.n_integral_, null_points=est.n_null_)
+        cv.update(best_cv_accuracy=est.best_score_, integral_points=est.n_integral_, null_points=est.n_null_,
+                  selected_fully_integral=bool(est.selected_integral_))
+    else:
+        rows = slice(None) if est.cv_sample_ is None else est.cv_sample_
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scores = cross_val_score(clone(est).set_params(max_cv_rows=None), X[rows], np.asarray(y)[rows],
+                                     cv=splitter)
+        metrics = dict(cv_accuracy=float(np.mean(scores)),
+                       grid_points=int(est.gammas_.size * est.betas_.size))
+        cv.update(best_cv_accuracy=metrics["cv_accuracy"], search=est.search_results_)
     if est.subsampled_:
         metrics["cv_rows"] = cv["rows"] = est.cv_rows_
         cv["total_rows"] = int(X.shape[0])
@@ -180,7 +195,8 @@ def _fit_fixed(model: FacetsClassifier, X, y, names) -> Fit:
     lam, gamma = model.lam, model.gamma
     beta = lam / gamma**2
     betas = beta * np.logspace(PATH_DECADES, -PATH_DECADES, PATH_POINTS)
-    objective = Objective("logistic", model.penalty_, model.penalty_params_, gamma=gamma)
+    objective = Objective("logistic", model.penalty_, model.penalty_params_, gamma=gamma,
+                          max_points=model.max_points)
     options = SolverOptions(model.solver, model.tol, min(model.max_iter, PATH_MAX_ITER))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

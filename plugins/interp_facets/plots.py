@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["plot_path", "plot_heatmaps", "plot_cv"]
+__all__ = ["plot_path", "plot_heatmaps", "plot_cv", "plot_risk"]
 
 
 def plot_path(betas, coefs, gamma: float, feature_names=None, selected_beta: float | None = None,
@@ -74,12 +74,35 @@ def plot_heatmaps(gammas, betas, accuracy, integrity, selected: tuple[float, flo
 
 def plot_cv(cv, feature_names=None) -> dict[str, Figure]:
     """The figures of a fitted ``FacetsClassifierCV``: ``path`` (the path at the chosen gamma,
-    the chosen beta marked) and ``heatmaps`` (CV accuracy and integrity, the chosen point
-    starred)."""
+    the chosen beta marked) and, after a grid CV (not a ``max_rows`` card search),
+    ``heatmaps`` (CV accuracy and integrity, the chosen point starred)."""
     gi = int(np.argmin(np.abs(cv.gammas_ - cv.best_gamma_)))
-    return {
-        "path": plot_path(cv.betas_, cv.coefs_path_[gi], cv.best_gamma_, feature_names,
-                          selected_beta=cv.best_beta_),
-        "heatmaps": plot_heatmaps(cv.gammas_, cv.betas_, cv.heatmap("mean_test_score"),
-                                  cv.heatmap("integrity"), selected=(cv.best_gamma_, cv.best_beta_)),
-    }
+    figures = {"path": plot_path(cv.betas_, cv.coefs_path_[gi], cv.best_gamma_, feature_names,
+                                 selected_beta=cv.best_beta_)}
+    if hasattr(cv, "cv_results_"):
+        figures["heatmaps"] = plot_heatmaps(cv.gammas_, cv.betas_, cv.heatmap("mean_test_score"),
+                                            cv.heatmap("integrity"), selected=(cv.best_gamma_, cv.best_beta_))
+    return figures
+
+
+def plot_risk(card) -> Figure:
+    """The risk curve of a card with a risk table: the probability of the positive class
+    against the total, a dot at every total the table lists, the card's threshold dashed."""
+    table = card.risk
+    if table is None:
+        raise ValueError("this card has no risk table: make it with score_card(..., X, y=labels)")
+    totals = np.asarray(table.totals, dtype=float)
+    fine = np.linspace(totals.min() - 0.5, totals.max() + 0.5, 200)
+    fig = Figure(figsize=(6, 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(fine, table.risk(fine), color="C0", lw=1.2)
+    ax.plot(totals, table.risk(totals), "o", color="C0", markersize=4)
+    cut = card.threshold if card.integer_threshold is None else card.integer_threshold - 0.5
+    ax.axvline(cut, color="k", ls="--", lw=0.8, label=card.rule())
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("total (sum of the points)")
+    ax.set_ylabel(f"risk of {card.positive}")
+    ax.set_title("risk by total" + (" (separable: ridge-limited slope)" if table.separable else ""))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig

@@ -28,8 +28,10 @@ FACETS_METHOD = Method(
         Option("eps", float, 0.01, "eps of Strongly Convex Facets, in (0, 1)"),
         Option("solver", str, "newton", "newton (proximal gradient + Newton steps), fista or ista",
                choices=SOLVERS),
-        Option("n_gammas", int, 12, "number of gamma values in the CV grid", min=1),
-        Option("n_betas", int, 40, "number of beta = lam/gamma^2 values in the CV grid", min=1),
+        Option("n_gammas", int, None, "number of gamma values in the CV grid (default: the "
+                                      "estimator's, 3 with --max-rows)", min=1),
+        Option("n_betas", int, None, "number of beta = lam/gamma^2 values in the CV grid "
+                                     "(default: the estimator's, 12 with --max-rows)", min=1),
         Option("tol", float, 1e-4, "stopping tolerance (subgradient distance / lam), > 0", min=0),
         Option("max_iter", int, 2000, "maximum solver iterations per fit", min=1),
         Option("snap_tol", float, 1e-4, "round a nearly integral minimiser to the grid when "
@@ -37,14 +39,20 @@ FACETS_METHOD = Method(
                                         "strict)"),
         Option("baseline", str, "none", "rounded baseline: unpenalised or L1 logistic "
                                         "regression", choices=("none", "l1")),
-        Option("binarize", str, "auto", "write the card in 0/1 features (thresholds such as "
-                                        "age>52, one-hot levels); auto: when any feature is "
-                                        "not already 0/1", choices=("auto", "always", "never")),
-        Option("n_thresholds", int, 3, "quantile thresholds per numeric feature when binarizing",
+        Option("binarize", str, "auto", "write the card in readable 0/1 features (round "
+                                        "thresholds such as age >= 50, codes with few levels "
+                                        "as x >= t, text levels one-hot, 0/1 columns kept "
+                                        "once); auto and always: so, never: the columns as "
+                                        "given", choices=("auto", "always", "never")),
+        Option("n_thresholds", int, 3, "round thresholds per numeric feature when binarizing",
                min=1),
         Option("max_cv_rows", int, MAX_CV_ROWS, "run the CV grid on a stratified subsample of at "
                                                 "most this many rows, then fit the chosen card on "
                                                 "all rows (0: all rows)", min=0),
+        Option("max_rows", int, 10, "at most this many rows on the card, chosen by the card "
+                                    "search (0: no limit; (lam, gamma) chosen by CV over the "
+                                    "grid, as in the paper)", min=0),
+        Option("max_points", int, 5, "every point within [-max_points, max_points]", min=1),
     ),
 )
 

@@ -14,6 +14,7 @@ BASELINE_ROWS = 12
 FIGURE_TITLES = {
     "path": "regularisation path: points along beta = lambda / gamma^2",
     "heatmaps": "CV accuracy and integrity over the (beta, gamma) grid",
+    "risk": "risk by total: the probability of the positive class for every total of the card",
 }
 
 
@@ -31,7 +32,7 @@ def card_header(card) -> str:
 
 def card_text(card) -> str:
     """The card as fixed-width text: header, one ``feature | points`` row per non-zero point,
-    and the rule."""
+    the rule and, when the card has one, its risk table."""
     rows = card.rows()
     width = max([len("feature")] + [len(f) for f, _ in rows])
     lines = [card_header(card), f"{'feature':<{width}} | points", f"{'-' * width}-+-------"]
@@ -39,27 +40,35 @@ def card_text(card) -> str:
     if not rows:
         lines.append(f"{'(no feature)':<{width}} |")
     lines.append(f"{'-' * width}-+-------")
-    lines.append("total = sum of the points of the features (times their values)")
+    lines.append("total = sum of the points of the features that hold" if card.binary_features else
+                 "total = sum of the points of the features (times their values)")
     lines.append(card.rule())
+    if card.risk is not None:
+        lines += ["", card.risk.text(card.positive)]
     return "\n".join(lines)
 
 
 def card_markdown(card) -> str:
-    """The card as a Markdown table with the rule below it."""
+    """The card as a Markdown table with the rule and the risk table below it."""
     lines = [f"*{card_header(card)}*", "", "| feature | points |", "|---|---:|"]
     lines += [f"| {f.replace('|', chr(92) + '|')} | {p:+d} |" for f, p in card.rows()]
     lines += ["", f"**{card.rule()}**"]
+    if card.risk is not None:
+        lines += ["", card.risk.markdown(card.positive)]
     return "\n".join(lines)
 
 
 def method_sections(card, fit, baseline, train_accuracy: float) -> list:
-    """The ``facets`` method's sections: the card (text), notes on how it was made integral,
-    the baseline against the card (tables) and the figures.
+    """The ``facets`` method's sections: the card with its risk table (text) and risk curve
+    (the figure ``risk``), notes on how it was made integral, the baseline against the card
+    (tables) and the fit's figures.
 
     ``fit`` and ``baseline`` are the method's records (:class:`.method.Fit`,
     :class:`.method.Baseline`).
     """
     sections = [Text(card.text())]
+    if card.risk is not None:
+        sections.append(Figure("risk", title=FIGURE_TITLES["risk"]))
     notes = _notes(fit.model, fit.fallback) + _subsample_note(fit)
     if notes:
         sections.append(Text("\n".join(notes)))
@@ -83,12 +92,15 @@ def _notes(model, fallback: bool) -> list[str]:
 
 
 def _subsample_note(fit) -> list[str]:
-    """When the CV grid ran on a subsample: on how many rows, and what was fitted on all."""
+    """When the CV grid or the card search ran on a subsample: on how many rows, and what was
+    fitted on all."""
     if fit.cv_sample is None:
         return []
-    return [f"note: (lambda, gamma) were chosen by {fit.cv['folds']}-fold CV on a stratified "
-            f"subsample of {fit.cv['rows']:,} of the {fit.cv['total_rows']:,} rows (--max-cv-rows; the "
-            f"CV accuracies are measured on it); the card was then fitted on all rows"]
+    chosen = ("the card search ran" if "search" in fit.cv else
+              f"(lambda, gamma) were chosen by {fit.cv['folds']}-fold CV")
+    return [f"note: {chosen} on a stratified subsample of {fit.cv['rows']:,} of the "
+            f"{fit.cv['total_rows']:,} rows (--max-cv-rows; the CV accuracies are measured on it); the "
+            f"card was then fitted on all rows"]
 
 
 def _baseline_tables(baseline, train_accuracy: float, cv_accuracy: float | None) -> list[Table]:

@@ -10,10 +10,11 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from interp import InputError
-from interp.preprocessing import binary_labels
+from interp.preprocessing import binary_labels, is_binary
 
 from .refit import refit_scale, usable
 from .render import card_markdown, card_text, fmt
+from .risk import RiskTable
 from .snap import on_grid
 
 __all__ = ["ScoreCard", "score_card", "RoundedModel", "rounded_baseline"]
@@ -31,6 +32,9 @@ class ScoreCard:
 
     ``threshold = -intercept / gamma``.  When every feature is integer-valued the total is an
     integer and the rule is exactly ``total >= integer_threshold`` (``floor(threshold) + 1``).
+    ``risk`` (when the training labels were given) is the probability of the positive class
+    for every attainable total (:class:`.risk.RiskTable`); ``binary_features``: every feature
+    is 0/1, so the total is the sum of the points of the features that hold.
     """
 
     features: tuple[str, ...]
@@ -42,6 +46,8 @@ class ScoreCard:
     positive: str = "1"
     negative: str = "0"
     integer_features: bool = False
+    risk: RiskTable | None = None
+    binary_features: bool = False
 
     @property
     def threshold(self) -> float:
@@ -54,9 +60,10 @@ class ScoreCard:
         return int(math.floor(self.threshold)) + 1
 
     def rows(self) -> list[tuple[str, int]]:
-        """Non-zero rows, largest |points| first."""
+        """Non-zero rows, largest |points| first; ties in the features' order (so the
+        thresholds of one column stay together, in increasing order)."""
         pairs = [(f, p) for f, p in zip(self.features, self.points) if p != 0]
-        return sorted(pairs, key=lambda fp: (-abs(fp[1]), fp[0]))
+        return sorted(pairs, key=lambda fp: -abs(fp[1]))
 
     def rule(self) -> str:
         if self.integer_threshold is not None:
@@ -91,15 +98,17 @@ class ScoreCard:
             "rule": self.rule(),
             "integral": self.integral,
             "integrity": self.integrity,
+            "risk": self.risk.to_dict() if self.risk is not None else None,
         }
 
 
-def score_card(estimator, feature_names=None, X=None, labels=None) -> ScoreCard:
+def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> ScoreCard:
     """The score card of a fitted Facets classifier (or any linear model with ``gamma_``).
 
     ``feature_names`` default to the estimator's ``feature_names_in_`` or x0, x1, ...; ``X`` (the
     training data) tells whether all features are integer-valued (then the threshold is an
-    integer); ``labels`` = (negative, positive) names, default from ``classes_``.
+    integer); ``labels`` = (negative, positive) names, default from ``classes_``; ``y`` (the
+    training labels, with ``X``) gives the card its risk table.
     """
     coef = np.ravel(estimator.coef_)
     gamma = float(getattr(estimator, "gamma_", getattr(estimator, "gamma", 1.0)))
@@ -113,13 +122,17 @@ def score_card(estimator, feature_names=None, X=None, labels=None) -> ScoreCard:
     u = coef / gamma
     points = np.round(u).astype(np.int64)
     on = on_grid(u)
-    integer_features = False
-    if X is not None:
-        Xa = np.asarray(X, dtype=float)
-        integer_features = bool(np.all(Xa == np.round(Xa)))
     classes = getattr(estimator, "classes_", None)
     if labels is None:
         labels = (_label(classes[0]), _label(classes[1])) if classes is not None else ("0", "1")
+    integer_features = binary_features = False
+    risk = None
+    if X is not None:
+        Xa = np.asarray(X, dtype=float)
+        integer_features = bool(np.all(Xa == np.round(Xa)))
+        binary_features = is_binary(Xa)
+        if y is not None:
+            risk = _risk_table(Xa @ points, y, points, classes, binary_features)
     return ScoreCard(
         features=tuple(feature_names),
         points=tuple(int(p) for p in points),
@@ -130,7 +143,18 @@ def score_card(estimator, feature_names=None, X=None, labels=None) -> ScoreCard:
         negative=str(labels[0]),
         positive=str(labels[1]),
         integer_features=integer_features,
+        risk=risk,
+        binary_features=binary_features,
     )
+
+
+def _risk_table(totals, y, points: np.ndarray, classes, binary_features: bool) -> RiskTable:
+    """The card's risk table on its training rows' ``totals``: on 0/1 features every total from
+    the sum of the negative points to the sum of the positive ones is attainable, else the
+    observed range."""
+    span = (points[points < 0].sum(), points[points > 0].sum()) if binary_features else None
+    y01 = np.asarray(y) == classes[1] if classes is not None else binary_labels(y).values
+    return RiskTable.fit(totals, y01, span)
 
 
 @attrs.frozen

@@ -31,6 +31,10 @@ from interp_facets import (
         FacetsClassifier(lam=0.01, gamma=0.5),
         FacetsClassifierCV(gammas=[0.5], betas=[0.1, 0.01], cv=2),
         FacetsRegressorCV(gammas=[0.5], betas=[0.1, 0.01], cv=2),
+        FacetsClassifier(lam=0.01, gamma=0.5, max_rows=2, max_points=3),
+        FacetsRegressor(lam=0.01, gamma=0.5, max_rows=2, max_points=3),
+        FacetsClassifierCV(gammas=[0.5, 1.0], betas=[0.1, 0.01], max_rows=2),
+        FacetsRegressorCV(gammas=[0.5, 1.0], betas=[0.1, 0.01], max_rows=2),
     ]
 )
 def test_sklearn_compatible(estimator, check):
@@ -200,7 +204,8 @@ def test_cv_falls_back_to_the_most_integral_with_a_warning():
     X = rng.normal(size=(200, 5))
     y = (X @ np.array([0.37, -0.61, 0.29, 0.83, -0.45]) > 0).astype(int)
     with pytest.warns(IntegrityWarning, match="most integral"):
-        cv = FacetsClassifierCV(gammas=[0.013], betas=[1e-4, 2e-4], cv=2, snap_tol=0).fit(X, y)
+        cv = FacetsClassifierCV(gammas=[0.013], betas=[1e-4, 2e-4], cv=2, snap_tol=0,
+                                max_points=None).fit(X, y)
     assert not cv.selected_integral_
 
 

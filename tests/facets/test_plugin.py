@@ -25,6 +25,14 @@ def card_csv(tmp_path, n=300, seed=0, **extra):
     return path
 
 
+def run_json(run, path, *args) -> dict:
+    """``interp run --plugin facets`` on ``path`` (target ``sick``) with ``args``: its JSON."""
+    result = run("run", "--plugin", "facets", "--data", path, "--target", "sick", *args, "--format", "json",
+                 "--quiet")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
 def test_method_is_registered():
     method = interp.get_registry().methods["facets"]
     assert method.plugin == "facets" and method.task == "classification"
@@ -41,10 +49,7 @@ def test_run_with_fixed_lam_gamma_prints_the_card(run, tmp_path):
 
 
 def test_run_with_cv_gives_json_with_the_card_and_the_baseline(run, tmp_path):
-    result = run("run", "--plugin", "facets", "--data", card_csv(tmp_path), "--target", "sick",
-                 "--cv", 3, "--n-gammas", 5, "--n-betas", 12, "--format", "json", "--quiet")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = run_json(run, card_csv(tmp_path), "--cv", 3, "--n-gammas", 5, "--n-betas", 12)
     card = data["explanation"]["score_card"]
     assert {r["feature"] for r in card["rows"]} <= {"fever", "cough", "rash", "vaccinated"}
     assert all(isinstance(r["points"], int) for r in card["rows"])
@@ -57,10 +62,13 @@ def test_run_with_cv_gives_json_with_the_card_and_the_baseline(run, tmp_path):
     assert data["explanation"]["cv"]["folds"] == 3
 
 
+GRID_CV = {"cv": 2, "n_gammas": 3, "n_betas": 6, "max_rows": 0}
+
+
 def test_run_method_returns_figures_and_the_estimator(tmp_path):
     data = interp.load_dataset(card_csv(tmp_path), "sick")
-    exp = run_method("facets", data, {"cv": 2, "n_gammas": 3, "n_betas": 6}, RunContext(seed=0, quiet=True))
-    assert set(exp.figures) == {"path", "heatmaps"}
+    exp = run_method("facets", data, GRID_CV, RunContext(seed=0, quiet=True))
+    assert set(exp.figures) == {"path", "heatmaps", "risk"}
     assert all(isinstance(f, Figure) for f in exp.figures.values())
     assert exp.estimator is not None and hasattr(exp.estimator, "cv_results_")
     assert interp.Explanation.from_dict(json.loads(exp.to_json())) == exp
@@ -87,6 +95,8 @@ def test_run_method_returns_figures_and_the_estimator(tmp_path):
         (("--lam", 0.1, "--gamma", 1, "--max-iter", 0), "--max-iter must be >= 1, got 0"),
         (("--lam", 0.1, "--gamma", 1, "--n-thresholds", 0), "--n-thresholds must be >= 1, got 0"),
         (("--cv", 1), "--cv needs at least 2 folds"),
+        (("--max-rows", -1), "--max-rows must be >= 0, got -1"),
+        (("--max-points", 0), "--max-points must be >= 1, got 0"),
     ],
 )
 def test_bad_options_are_one_line_errors(run, tmp_path, args, message):
@@ -98,10 +108,11 @@ def test_bad_options_are_one_line_errors(run, tmp_path, args, message):
 
 def test_the_result_is_typed_sections_a_card_tables_and_figures(tmp_path):
     data = interp.load_dataset(card_csv(tmp_path), "sick")
-    exp = run_method("facets", data, {"cv": 2, "n_gammas": 3, "n_betas": 6}, RunContext(seed=0, quiet=True))
+    exp = run_method("facets", data, GRID_CV, RunContext(seed=0, quiet=True))
     card, *rest = exp.sections
     assert isinstance(card, interp.Text) and card.body == interp_facets.score_card(
-        exp.estimator.best_estimator_, data.feature_names, data.X).text()
+        exp.estimator.best_estimator_, data.feature_names, data.X, y=data.y).text()
+    assert "risk of 1 by total" in card.body
     tables = [s for s in rest if isinstance(s, interp.Table)]
     comparison, points = tables
     assert comparison.columns == ("model", "train accuracy", "CV accuracy")
@@ -111,10 +122,10 @@ def test_the_result_is_typed_sections_a_card_tables_and_figures(tmp_path):
     baseline_rows = exp.payload["baseline"]["score_card"]["rows"]
     assert points.columns == ("feature", "points") and len(points.rows) == min(len(baseline_rows), 12)
     assert [r[0] for r in points.rows] == [r["feature"] for r in baseline_rows[:12]]
-    assert [s.name for s in rest if isinstance(s, interp.Figure)] == ["path", "heatmaps"]
+    assert [s.name for s in rest if isinstance(s, interp.Figure)] == ["risk", "path", "heatmaps"]
     assert "predict 1 if total" in exp.text and "baseline" in exp.text
     fixed = run_method("facets", data, {"lam": 0.01, "gamma": 0.2}, RunContext(seed=0, quiet=True))
-    assert [s.name for s in fixed.sections if isinstance(s, interp.Figure)] == ["path"]
+    assert [s.name for s in fixed.sections if isinstance(s, interp.Figure)] == ["risk", "path"]
     comparison = [s for s in fixed.sections if isinstance(s, interp.Table)][0]
     assert comparison.columns == ("model", "train accuracy")
 
@@ -146,7 +157,48 @@ def test_numeric_features_are_thresholded_into_readable_card_rows(tmp_path):
     names = exp.payload["feature_names"]
     assert all(">" in n for n in names) and len(names) == 6  # 3 quantile thresholds per column
     rows = {r["feature"]: r["points"] for r in exp.payload["score_card"]["rows"]}
-    assert rows and max(rows, key=lambda f: abs(rows[f])).startswith("age>")
+    assert rows and max(rows, key=lambda f: abs(rows[f])).startswith("age >= ")
     raw = run_method("facets", data, {"lam": 0.01, "gamma": 1.0, "binarize": "never"},
                      RunContext(seed=0, quiet=True))
     assert raw.payload["feature_names"] == ["age", "income"]
+
+
+def test_default_run_prints_a_bounded_card_with_its_risk_table(run, tmp_path):
+    data = run_json(run, card_csv(tmp_path), "--max-rows", 2, "--max-points", 1, "--cv", 2)
+    card = data["explanation"]["score_card"]
+    points = [r["points"] for r in card["rows"]]
+    assert 0 < len(points) <= 2 and all(abs(p) == 1 for p in points)
+    low, high = sum(p for p in points if p < 0), sum(p for p in points if p > 0)
+    assert [r["total"] for r in card["risk"]["rows"]] == list(range(low, high + 1))
+    assert data["params"]["max_rows"] == 2 and data["params"]["max_points"] == 1
+    assert "cv_accuracy" in data["metrics"] and "search" in data["explanation"]["cv"]
+    assert "risk of 1 by total:" in data["text"] and "total 0: " in data["text"]
+
+
+def test_the_card_never_holds_a_feature_and_its_complement(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 300
+    male = rng.integers(0, 2, n)
+    frame = pd.DataFrame({"Male": male, "Female": 1 - male, "age": rng.uniform(20, 80, n).round(),
+                          "smoker": rng.choice(["yes", "no"], n)})
+    frame["sick"] = ((2 * male + (frame["age"] > 50) + (frame["smoker"] == "yes")
+                      + rng.normal(scale=0.5, size=n)) >= 2).astype(int)
+    frame.to_csv(tmp_path / "people.csv", index=False)
+    data = interp.load_dataset(tmp_path / "people.csv", "sick")
+    exp = run_method("facets", data, {"cv": 2}, RunContext(seed=0, quiet=True))
+    names = exp.payload["feature_names"]
+    assert "Female" not in names and "Male" in names
+    assert [n for n in names if n.startswith("smoker")] == ["smoker = yes"] or \
+        [n for n in names if n.startswith("smoker")] == ["smoker = no"]
+    rows = {r["feature"] for r in exp.payload["score_card"]["rows"]}
+    assert "Male" in rows and any(r.startswith("age >= ") for r in rows)
+
+
+def test_the_html_report_shows_the_card_its_risk_table_and_curve(tmp_path):
+    from interp.report import render_html
+
+    data = interp.load_dataset(card_csv(tmp_path), "sick")
+    exp = run_method("facets", data, {"cv": 2}, RunContext(seed=0, quiet=True))
+    html = render_html([exp], "facets")
+    assert "risk of 1 by total:" in html and "predict 1 if total &gt;=" in html
+    assert html.count("<img") == len(exp.figures) and 'alt="risk by total' in html

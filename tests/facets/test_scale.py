@@ -96,7 +96,7 @@ def test_on_30000_rows_the_subsample_chooses_the_card_of_the_full_grid():
     a grid on 300 rows keeps only a and loses 0.05 of accuracy)."""
     X, y = card_data(40_000, seed=5, noise=0.7)
     X_test, y_test, X, y = X[30_000:], y[30_000:], X[:30_000], y[:30_000]
-    grid = dict(gammas=5, betas=10, cv=3, n_jobs=1, random_state=0)
+    grid = dict(gammas=5, betas=10, cv=3, n_jobs=1, random_state=0, max_points=None)
     full = FacetsClassifierCV(**grid, max_cv_rows=None).fit(X, y)
     sub = FacetsClassifierCV(**grid, max_cv_rows=3_000).fit(X, y)
     assert sub.subsampled_ and not full.subsampled_

@@ -1,0 +1,245 @@
+"""Readable 0/1 features for a score card: ``age >= 50``, ``sex = Male``, ``clump thickness >= 5``.
+
+A card is read by a person adding points, so its features must be 0/1 statements that read at a
+glance and never say the same thing twice:
+
+* numeric columns with many values get ``n_thresholds`` thresholds ``x >= t`` near evenly spaced
+  quantiles, each at the roundest number within a band of quantiles around the target (a
+  multiple of 5, 2 or 1 x 10^k, the coarsest that fits; a column whose lower part is all zeros
+  gets ``x > 0``); when even the band allows no number with at most two significant digits, the
+  quantile itself rounded to two significant digits (if that still splits the data);
+* numeric columns with at most ``max_levels`` values (codes such as 1..10) are ordinal:
+  ``x >= t`` at every level but the lowest, not one-hot, so their order is kept;
+* 0/1 columns are kept as they are, text columns are one-hot (``col = level``; a two-level text
+  column keeps one level, the rarer one); a missing value is a column ``col = missing``;
+* no column appears twice, and no column beside its complement (``Male`` and ``Female``, or
+  ``x >= t`` and ``x < t``): of each such group the first is kept.
+
+:class:`CardBinarizer` is the fitted transformer (``transform`` re-applies it to new rows and it
+pickles on its own); :func:`card_features` fits it and returns the design.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import attrs
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from interp import InputError
+from interp.binarize import _MISSING, TabularBinarizer, _as_numeric, _fmt, _levels
+from interp.preprocessing import BinaryFeatures
+
+__all__ = ["CardFeatures", "CardBinarizer", "card_features", "round_threshold"]
+
+#: half-width of the band of quantiles a threshold may move within, as a fraction of the spacing
+#: between two target quantiles (the bands of neighbouring thresholds never overlap)
+QUANTILE_SLACK = 0.25
+
+#: the steps a round threshold is a multiple of, within one decade, coarsest first
+ROUND_MANTISSAS = (5, 2, 1)
+
+#: the most significant digits a threshold may show before the quantile rounded to two is used
+MAX_DIGITS = 2
+
+
+@attrs.frozen(eq=False)
+class CardFeatures(BinaryFeatures):
+    """The 0/1 design a card is written in: ``X``, its ``names`` and the fitted ``binarizer``
+    (a :class:`CardBinarizer`)."""
+
+
+def _significant_digits(t: float) -> int:
+    """How many significant digits ``t`` shows (0 for zero)."""
+    return 0 if t == 0 else len(Decimal(repr(float(t))).normalize().as_tuple().digits)
+
+
+def _first_multiple_above(low: float, mantissa: int, exponent: int) -> float:
+    """The smallest decimal k x mantissa x 10^exponent (k an integer) whose float is above
+    ``low``, as that float (read from its decimal text, so 0.3 and not 0.30000000000000004)."""
+    def multiple(k: int) -> float:
+        return float(f"{k * mantissa}e{exponent}")
+
+    k = math.floor(low / (mantissa * 10.0**exponent)) + 1  # exact up to float rounding: corrected
+    while multiple(k - 1) > low:
+        k -= 1
+    while multiple(k) <= low:
+        k += 1
+    return multiple(k)
+
+
+def round_threshold(low: float, high: float) -> float:
+    """The roundest number t with ``low < t <= high`` (``low < high``): 0 when the interval holds
+    it, else the smallest multiple above ``low`` of the coarsest step m x 10^k (m in 5, 2, 1)
+    that has one in the interval."""
+    if not low < high:
+        raise ValueError(f"empty interval ({low}, {high}]")
+    if low < 0 <= high:
+        return 0.0
+    exponent = math.floor(math.log10(max(abs(low), abs(high)))) + 1
+    while True:  # ends: once a step is below the floats' spacing, the float after low qualifies
+        for mantissa in ROUND_MANTISSAS:
+            t = _first_multiple_above(low, mantissa, exponent)
+            if t <= high:
+                return t
+        exponent -= 1
+
+
+@attrs.frozen
+class _Split:
+    """One threshold of a numeric column: the column is ``x > t`` when ``strict``, else
+    ``x >= t``."""
+
+    t: float
+    strict: bool = False
+
+    def name(self, col: str) -> str:
+        return f"{col} {'>' if self.strict else '>='} {_fmt(self.t)}"
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        return values > self.t if self.strict else values >= self.t
+
+
+def _n_above(sorted_values: np.ndarray, split: _Split) -> int:
+    side = "right" if split.strict else "left"
+    return int(sorted_values.size - np.searchsorted(sorted_values, split.t, side=side))
+
+
+def _quantile_splits(sorted_values: np.ndarray, distinct: np.ndarray, n_thresholds: int,
+                     integer: bool) -> list[_Split]:
+    """Round thresholds near the ``n_thresholds`` evenly spaced quantiles of a column (sorted
+    values, its distinct values), distinct as columns and none constant."""
+    n = sorted_values.size
+    spacing = 1.0 / (n_thresholds + 1)
+    splits, seen = [], set()
+    for q in spacing * np.arange(1, n_thresholds + 1):
+        low = sorted_values[int(np.clip(math.floor((q - QUANTILE_SLACK * spacing) * n), 0, n - 1))]
+        high = sorted_values[int(np.clip(math.ceil((q + QUANTILE_SLACK * spacing) * n) - 1, 0, n - 1))]
+        if low == high:  # a band inside one tied value: split just above it (or below the top)
+            i = int(np.searchsorted(distinct, low))
+            low, high = (low, distinct[i + 1]) if i + 1 < distinct.size else (distinct[i - 1], low)
+        if low > distinct[0]:  # x >= low itself splits the data: let the threshold sit on it
+            low = np.nextafter(low, -np.inf)
+        split = _Split(0.0, strict=True) if low == 0 and not integer else _Split(round_threshold(low, high))
+        if _significant_digits(split.t) > MAX_DIGITS:
+            rounded = _Split(float(f"{sorted_values[min(int(q * n), n - 1)]:.{MAX_DIGITS}g}"))
+            if 0 < _n_above(sorted_values, rounded) < n:
+                split = rounded
+        count = _n_above(sorted_values, split)
+        if 0 < count < n and count not in seen:
+            seen.add(count)
+            splits.append(split)
+    return sorted(splits, key=lambda s: (s.t, s.strict))
+
+
+def _numeric_encoding(numeric: pd.Series, n_thresholds: int, max_levels: int) -> tuple:
+    """(kind, info) for a numeric column: ("binary", None) for 0/1, ("splits", [_Split...])
+    for ordinal codes (every level but the lowest) and for many-valued columns (round quantile
+    thresholds)."""
+    values = np.sort(numeric.dropna().to_numpy(dtype=float))
+    distinct = np.unique(values)
+    if distinct.size and np.isin(distinct, (0.0, 1.0)).all():
+        return "binary", None
+    if distinct.size <= max_levels:
+        return "splits", [_Split(float(t)) for t in distinct[1:]]
+    integer = bool(np.all(distinct == np.round(distinct)))
+    return "splits", _quantile_splits(values, distinct, n_thresholds, integer)
+
+
+def _text_levels(series: pd.Series) -> list[str]:
+    """The levels a text column is one-hot encoded into: all of them, or of two, the rarer."""
+    counts = _levels(series).value_counts()
+    levels = sorted(counts.index)
+    if len(levels) == 2:
+        return [min(levels, key=lambda lv: (counts[lv], lv))]
+    return levels
+
+
+def _keep_mask(B: np.ndarray) -> np.ndarray:
+    """Which columns of the 0/1 matrix ``B`` to keep: not constant, and none equal to or the
+    complement of an earlier kept one (found by exact integer hashes, then checked)."""
+    n, p = B.shape
+    keep = np.zeros(p, dtype=bool)
+    if p == 0:
+        return keep
+    ones = B.sum(axis=0)
+    weights = np.random.default_rng(0).integers(1, 2**31, size=n, dtype=np.int64)
+    hashes = [int(weights @ B[:, j]) for j in range(p)]  # a column at a time: O(n) memory
+    total = int(weights.sum())
+    kept: dict[int, list[int]] = {}
+    for j in range(p):
+        if ones[j] in (0, n):
+            continue
+        twins = kept.get(hashes[j], []) + kept.get(total - hashes[j], [])
+        if any(np.array_equal(B[:, j], B[:, k]) or np.array_equal(B[:, j], ~B[:, k]) for k in twins):
+            continue
+        keep[j] = True
+        kept.setdefault(hashes[j], []).append(j)
+    return keep
+
+
+class CardBinarizer(TabularBinarizer):
+    """The readable 0/1 features of a card (see the module docstring), as a transformer.
+
+    Parameters
+    ----------
+    max_levels : numeric columns with at most this many distinct values are ordinal codes
+        (``x >= t`` at every level but the lowest).
+    n_thresholds : round thresholds per other numeric column.
+
+    Attributes: ``columns_``, ``encodings_`` (per input column: kind, levels or splits, whether
+    it had missing values), ``keep_`` (which candidate columns survive: not constant, no
+    duplicate, no complement), ``feature_names_out_``.
+    """
+
+    def fit(self, X, y=None):
+        super().fit(X, y)
+        frame = self._frame(X, reset=False)
+        self.keep_ = _keep_mask(super()._columns(frame))
+        self.feature_names_out_ = self.feature_names_out_[self.keep_]
+        return self
+
+    def _encode_column(self, col: str, series: pd.Series) -> tuple[tuple, list[str]]:
+        numeric = _as_numeric(series)
+        if numeric is None:
+            levels = _text_levels(series)
+            return ("onehot_text", levels, False), [f"{col} = {lv}" for lv in levels]
+        kind, info = _numeric_encoding(numeric, int(self.n_thresholds), int(self.max_levels))
+        has_missing = bool(numeric.isna().any())
+        names = [col] if kind == "binary" else [split.name(col) for split in info]
+        return (kind, info, has_missing), names + ([f"{col} = {_MISSING}"] if has_missing else [])
+
+    def _numeric_block(self, values: np.ndarray, kind: str, info) -> np.ndarray:
+        if kind != "splits":
+            return super()._numeric_block(values, kind, info)
+        columns = [split.apply(values) for split in info]
+        return np.stack(columns, axis=1) if columns else np.zeros((values.size, 0), dtype=bool)
+
+    def _columns(self, frame: pd.DataFrame) -> np.ndarray:
+        """The kept columns (``keep_``) of ``frame``, as a boolean matrix."""
+        return super()._columns(frame)[:, self.keep_]
+
+    def transform(self, X) -> np.ndarray:
+        """The card's 0/1 columns for new rows: a table like the one fitted, or an array whose
+        columns are in its order."""
+        check_is_fitted(self, "keep_")
+        if not isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
+            X = pd.DataFrame(np.asarray(X), columns=self.columns_)
+        return super().transform(X)
+
+
+def card_features(X, names, raw=None, *, n_thresholds: int = 3, max_levels: int = 10) -> CardFeatures:
+    """The readable 0/1 design of a card for ``X`` (numeric, n x d, columns ``names``), read
+    from ``raw`` (the table before numeric encoding, ``Dataset.raw``) when given so that text
+    levels keep their names.  An InputError when no column varies (no card row is possible)."""
+    if raw is None:
+        raw = pd.DataFrame(np.asarray(X, dtype=float), columns=[str(n) for n in names])
+    binarizer = CardBinarizer(max_levels=max_levels, n_thresholds=n_thresholds).fit(raw)
+    design = binarizer.transform(raw)
+    if design.shape[1] == 0:
+        raise InputError("no feature varies over the rows: a score card needs at least one")
+    return CardFeatures(X=design, names=tuple(str(n) for n in binarizer.get_feature_names_out()),
+                        binarizer=binarizer)

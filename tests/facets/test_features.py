@@ -1,0 +1,160 @@
+"""Readable card features: round thresholds, ordinal codes, no twin or complement columns, names
+that say what the column holds, and a binarizer that re-applies to new rows."""
+
+import math
+import pickle
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import interp
+from interp_facets.features import CardBinarizer, card_features, round_threshold
+
+CONDITION = re.compile(r"^(?P<col>.+?) (?P<op>>=|>|=) (?P<value>.+)$")
+
+
+def digits(x: float) -> int:
+    """Significant digits of the shortest decimal that reads back as ``x``."""
+    return 0 if x == 0 else len(Decimal(repr(float(x))).normalize().as_tuple().digits)
+
+
+def fewest_digits(low: float, high: float) -> int:
+    """Brute force: the fewest significant digits of any decimal number whose float is in
+    (low, high]."""
+    if low < 0 <= high:
+        return 0
+    lo, hi = Fraction(low), Fraction(high)
+    top = math.floor(math.log10(max(abs(low), abs(high)))) + 1
+    for d in range(1, 17):
+        for e in range(top - d + 1, top - d - 3, -1):  # numbers m * 10^e with a d-digit integer m
+            scale = Fraction(10) ** e
+            m_lo, m_hi = math.floor(lo / scale) - 1, math.floor(hi / scale) + 1
+            if any(10 ** (d - 1) <= abs(m) < 10**d and low < float(m * scale) <= high
+                   for m in range(m_lo, min(m_hi, m_lo + 10**d + 2) + 1)):
+                return d
+    raise AssertionError("no decimal found")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e6, 1e6), st.floats(1e-6, 1e6))
+def test_round_threshold_is_in_the_interval_with_the_fewest_digits(low, width):
+    high = low + width
+    if not low < high:
+        return
+    t = round_threshold(low, high)
+    assert low < t <= high
+    assert digits(t) == fewest_digits(low, high)
+
+
+@pytest.mark.parametrize("low, high, expected", [(47, 53, 50), (0.0771, 0.09, 0.08), (-0.1, 0.3, 0),
+                                                 (12, 14, 14), (16, 19, 18), (0.21, 0.29, 0.25),
+                                                 (1e6, 1e6 + 1e-6, 1e6 + 1e-6), (-3, -1, -2)])
+def test_round_threshold_examples(low, high, expected):
+    assert round_threshold(low, high) == expected
+
+
+def evaluate(name: str, frame: pd.DataFrame) -> np.ndarray:
+    """The 0/1 column a feature name describes, computed from the name alone."""
+    match = CONDITION.match(name)
+    if match is None:  # a 0/1 column kept as it is
+        return frame[name].to_numpy(dtype=float) == 1
+    col, op, value = match["col"], match["op"], match["value"]
+    series = frame[col]
+    if value == "missing":
+        return series.isna().to_numpy()
+    if op == "=":
+        return (series.astype(str) == value).to_numpy()
+    x = series.to_numpy(dtype=float)
+    return x > float(value) if op == ">" else x >= float(value)
+
+
+def mixed_frame(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({
+        "age": rng.uniform(18, 90, n).round(1),
+        "income": rng.lognormal(10, 1, n),
+        "clump thickness": rng.integers(1, 11, n),
+        "sex": rng.choice(["Male", "Female"], n, p=[0.6, 0.4]),
+        "colour": rng.choice(["red", "green", "blue"], n),
+        "smoker": rng.integers(0, 2, n),
+        "visits": np.where(rng.random(n) < 0.5, 0.0, rng.exponential(3, n)),
+    })
+    frame["non smoker"] = 1 - frame["smoker"]
+    frame["age again"] = frame["age"]
+    return frame
+
+
+def test_names_say_what_each_column_holds_and_no_column_repeats():
+    frame = mixed_frame()
+    cf = card_features(None, None, raw=frame)
+    assert cf.X.shape == (len(frame), len(cf.names))
+    for j, name in enumerate(cf.names):
+        np.testing.assert_array_equal(cf.X[:, j], evaluate(name, frame).astype(float), err_msg=name)
+    B = cf.X.astype(bool)
+    for j in range(B.shape[1]):
+        assert 0 < B[:, j].sum() < len(frame)
+        for k in range(j):
+            assert not np.array_equal(B[:, j], B[:, k]), (cf.names[j], cf.names[k])
+            assert not np.array_equal(B[:, j], ~B[:, k]), (cf.names[j], cf.names[k])
+    names = set(cf.names)
+    assert "sex = Female" in names and "sex = Male" not in names  # two levels: the rarer one
+    assert {"colour = blue", "colour = green", "colour = red"} <= names
+    assert "smoker" in names and "non smoker" not in names and not any("again" in n for n in names)
+    assert "visits > 0" in names
+
+
+def test_ordinal_codes_are_thresholds_not_one_hot():
+    cf = card_features(None, None, raw=mixed_frame())
+    clump = [n for n in cf.names if n.startswith("clump thickness")]
+    assert clump == [f"clump thickness >= {t}" for t in range(2, 11)]
+
+
+def test_thresholds_are_round_and_distinct():
+    cf = card_features(None, None, raw=mixed_frame(), n_thresholds=4)
+    for col in ("age", "income"):
+        values = [float(CONDITION.match(n)["value"]) for n in cf.names if n.startswith(col + " >=")]
+        assert len(values) == 4 and len(set(values)) == 4
+        assert all(digits(v) <= 2 for v in values), values
+    ages = [n for n in cf.names if n.startswith("age >=")]
+    assert all(float(n.split()[-1]) % 5 == 0 for n in ages), ages
+
+
+def test_transform_of_new_rows_matches_the_fit_and_survives_pickling():
+    frame = mixed_frame(seed=1)
+    frame.loc[[3, 7], "income"] = np.nan
+    cf = card_features(None, None, raw=frame.iloc[:300])
+    assert "income = missing" in cf.names
+    binarizer = pickle.loads(pickle.dumps(cf.binarizer))
+    np.testing.assert_array_equal(binarizer.transform(frame.iloc[:300]), cf.X)
+    new = binarizer.transform(frame.iloc[300:])
+    for j, name in enumerate(cf.names):
+        np.testing.assert_array_equal(new[:, j], evaluate(name, frame.iloc[300:]).astype(float))
+
+
+def test_numeric_arrays_with_names_and_unseen_levels():
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(-1, 2, 200), rng.normal(size=200), rng.integers(0, 2, 200)])
+    cf = card_features(X, ["risk", "z", "flag"])
+    assert [n for n in cf.names if n.startswith("risk")] == ["risk >= 0", "risk >= 1"]
+    assert "flag" in cf.names
+    np.testing.assert_array_equal(cf.binarizer.transform(X), cf.X)
+    text = pd.DataFrame({"c": ["a", "b", "c", "a"]})
+    fitted = CardBinarizer().fit(text)
+    np.testing.assert_array_equal(fitted.transform(pd.DataFrame({"c": ["z"]})), [[0.0, 0.0, 0.0]])
+
+
+def test_no_varying_column_is_one_line_input_error():
+    with pytest.raises(interp.InputError, match="no feature varies"):
+        card_features(np.ones((10, 2)), ["a", "b"])
+
+
+@parametrize_with_checks([CardBinarizer()])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
