@@ -23,7 +23,12 @@ def facets_by_definition(w):
     return sum(max(0.0, a - i) for i in range(int(np.ceil(a)) + 2))
 
 
-mpmath.mp.dps = 40
+@pytest.fixture(autouse=True)
+def forty_digits():
+    """mpmath at 40 digits in this module's tests only (a module-level setting would leak into
+    every test collected after it)."""
+    with mpmath.workdps(40):
+        yield
 
 
 def mp_facets(v):
