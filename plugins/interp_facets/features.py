@@ -1,15 +1,21 @@
-"""Readable 0/1 features for a score card: ``age >= 50``, ``sex = Male``, ``clump thickness >= 5``.
+"""Readable features for a score card: ``age >= 50``, ``sex = Male``, ``clump thickness (1-10)``.
 
-A card is read by a person adding points, so its features must be 0/1 statements that read at a
-glance and never say the same thing twice:
+A card is read by a person adding points, so its features must be 0/1 statements (or small
+integer codes counted per unit) that read at a glance and never say the same thing twice:
 
 * numeric columns with many values get ``n_thresholds`` thresholds ``x >= t`` near evenly spaced
   quantiles, each at the roundest number within a band of quantiles around the target (a
   multiple of 5, 2 or 1 x 10^k, the coarsest that fits; a column whose lower part is all zeros
   gets ``x > 0``); when even the band allows no number with at most two significant digits, the
   quantile itself rounded to two significant digits (if that still splits the data);
-* numeric columns with at most ``max_levels`` values (codes such as 1..10) are ordinal:
-  ``x >= t`` at every level but the lowest, not one-hot, so their order is kept;
+* numeric columns with at most ``max_levels`` values (codes such as 1..4) are ordinal, not
+  one-hot: ``x >= t`` at every level but the lowest, so their order is kept;
+* integer columns with at least :data:`MIN_UNIT_LEVELS` levels, and at most ``max_levels`` of
+  them or spanning at most :data:`MAX_UNIT_RANGE` units (a code 1..10, a count, an age in
+  years), get a per-unit column, the value itself (named ``col (1-10)``: the card's row adds its
+  points times the value), beside ``n_thresholds`` round thresholds for a bend in its effect.
+  A threshold at every level would spend the card's rows following a nearly linear effect step
+  by step; the search chooses between the unit column and the thresholds;
 * 0/1 columns are kept as they are, text columns are one-hot (``col = level``; a two-level text
   column keeps one level, the rarer one); a missing value is a column ``col = missing``;
 * no column appears twice, and no column beside its complement (``Male`` and ``Female``, or
@@ -42,14 +48,23 @@ QUANTILE_SLACK = 0.25
 #: the steps a round threshold is a multiple of, within one decade, coarsest first
 ROUND_MANTISSAS = (5, 2, 1)
 
+#: integer codes with at least this many levels (and at most ``max_levels``) get a per-unit
+#: column and round thresholds instead of a threshold at every level
+MIN_UNIT_LEVELS = 5
+
+#: an integer column with more than ``max_levels`` levels (a count, an age in years) also gets a
+#: per-unit column when its values span at most this many units, so that a row's points times
+#: the value stay a number a person adds up
+MAX_UNIT_RANGE = 100
+
 #: the most significant digits a threshold may show before the quantile rounded to two is used
 MAX_DIGITS = 2
 
 
 @attrs.frozen(eq=False)
 class CardFeatures(BinaryFeatures):
-    """The 0/1 design a card is written in: ``X``, its ``names`` and the fitted ``binarizer``
-    (a :class:`CardBinarizer`)."""
+    """The design a card is written in (0/1 columns and per-unit integer codes): ``X``, its
+    ``names`` and the fitted ``binarizer`` (a :class:`CardBinarizer`)."""
 
 
 def _significant_digits(t: float) -> int:
@@ -135,17 +150,40 @@ def _quantile_splits(sorted_values: np.ndarray, distinct: np.ndarray, n_threshol
     return sorted(splits, key=lambda s: (s.t, s.strict))
 
 
+@attrs.frozen
+class _Units:
+    """The per-unit column of an integer code with levels ``low`` to ``high``: the code itself
+    (a missing value counts as ``low``; its own column says it is missing), then the 0/1
+    columns of its round thresholds ``splits``."""
+
+    low: float
+    high: float
+    splits: tuple
+
+    def name(self, col: str) -> str:
+        return f"{col} ({_fmt(self.low)}-{_fmt(self.high)})"
+
+    def block(self, values: np.ndarray) -> np.ndarray:
+        codes = np.where(np.isnan(values), self.low, values)[:, None]
+        return np.hstack([codes] + [split.apply(values)[:, None] for split in self.splits])
+
+
 def _numeric_encoding(numeric: pd.Series, n_thresholds: int, max_levels: int) -> tuple:
     """(kind, info) for a numeric column: ("binary", None) for 0/1, ("splits", [_Split...])
-    for ordinal codes (every level but the lowest) and for many-valued columns (round quantile
-    thresholds)."""
+    for ordinal codes with few levels (every level but the lowest) and for many-valued columns
+    (round quantile thresholds), ("units", _Units) for integer codes with more levels and for
+    integer columns of a short range (see the module docstring)."""
     values = np.sort(numeric.dropna().to_numpy(dtype=float))
     distinct = np.unique(values)
     if distinct.size and np.isin(distinct, (0.0, 1.0)).all():
         return "binary", None
+    integer = bool(np.all(distinct == np.round(distinct)))
+    if integer and distinct.size >= MIN_UNIT_LEVELS and (
+            distinct.size <= max_levels or distinct[-1] - distinct[0] <= MAX_UNIT_RANGE):
+        splits = _quantile_splits(values, distinct, n_thresholds, integer)
+        return "units", _Units(float(distinct[0]), float(distinct[-1]), tuple(splits))
     if distinct.size <= max_levels:
         return "splits", [_Split(float(t)) for t in distinct[1:]]
-    integer = bool(np.all(distinct == np.round(distinct)))
     return "splits", _quantile_splits(values, distinct, n_thresholds, integer)
 
 
@@ -159,22 +197,24 @@ def _text_levels(series: pd.Series) -> list[str]:
 
 
 def _keep_mask(B: np.ndarray) -> np.ndarray:
-    """Which columns of the 0/1 matrix ``B`` to keep: not constant, and none equal to or the
-    complement of an earlier kept one (found by exact integer hashes, then checked)."""
+    """Which columns of ``B`` (0/1 columns and integer codes) to keep: not constant, and none
+    equal to or the complement (1 - x) of an earlier kept one (found by exact integer hashes,
+    then checked)."""
     n, p = B.shape
     keep = np.zeros(p, dtype=bool)
     if p == 0:
         return keep
-    ones = B.sum(axis=0)
+    B = B.astype(np.int64)
+    constant = B.min(axis=0) == B.max(axis=0)
     weights = np.random.default_rng(0).integers(1, 2**31, size=n, dtype=np.int64)
     hashes = [int(weights @ B[:, j]) for j in range(p)]  # a column at a time: O(n) memory
     total = int(weights.sum())
     kept: dict[int, list[int]] = {}
     for j in range(p):
-        if ones[j] in (0, n):
+        if constant[j]:
             continue
         twins = kept.get(hashes[j], []) + kept.get(total - hashes[j], [])
-        if any(np.array_equal(B[:, j], B[:, k]) or np.array_equal(B[:, j], ~B[:, k]) for k in twins):
+        if any(np.array_equal(B[:, j], B[:, k]) or np.array_equal(B[:, j], 1 - B[:, k]) for k in twins):
             continue
         keep[j] = True
         kept.setdefault(hashes[j], []).append(j)
@@ -182,12 +222,13 @@ def _keep_mask(B: np.ndarray) -> np.ndarray:
 
 
 class CardBinarizer(TabularBinarizer):
-    """The readable 0/1 features of a card (see the module docstring), as a transformer.
+    """The readable features of a card (see the module docstring), as a transformer.
 
     Parameters
     ----------
     max_levels : numeric columns with at most this many distinct values are ordinal codes
-        (``x >= t`` at every level but the lowest).
+        (``x >= t`` at every level but the lowest, or with :data:`MIN_UNIT_LEVELS` levels or
+        more, a per-unit column and round thresholds).
     n_thresholds : round thresholds per other numeric column.
 
     Attributes: ``columns_``, ``encodings_`` (per input column: kind, levels or splits, whether
@@ -209,21 +250,27 @@ class CardBinarizer(TabularBinarizer):
             return ("onehot_text", levels, False), [f"{col} = {lv}" for lv in levels]
         kind, info = _numeric_encoding(numeric, int(self.n_thresholds), int(self.max_levels))
         has_missing = bool(numeric.isna().any())
-        names = [col] if kind == "binary" else [split.name(col) for split in info]
+        if kind == "units":
+            names = [info.name(col)] + [split.name(col) for split in info.splits]
+        else:
+            names = [col] if kind == "binary" else [split.name(col) for split in info]
         return (kind, info, has_missing), names + ([f"{col} = {_MISSING}"] if has_missing else [])
 
     def _numeric_block(self, values: np.ndarray, kind: str, info) -> np.ndarray:
+        if kind == "units":
+            return info.block(values)
         if kind != "splits":
             return super()._numeric_block(values, kind, info)
         columns = [split.apply(values) for split in info]
         return np.stack(columns, axis=1) if columns else np.zeros((values.size, 0), dtype=bool)
 
     def _columns(self, frame: pd.DataFrame) -> np.ndarray:
-        """The kept columns (``keep_``) of ``frame``, as a boolean matrix."""
+        """The kept columns (``keep_``) of ``frame``: a boolean matrix, or a float one when an
+        integer code has a per-unit column."""
         return super()._columns(frame)[:, self.keep_]
 
     def transform(self, X) -> np.ndarray:
-        """The card's 0/1 columns for new rows: a table like the one fitted, or an array whose
+        """The card's columns for new rows: a table like the one fitted, or an array whose
         columns are in its order."""
         check_is_fitted(self, "keep_")
         if not isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
@@ -232,7 +279,7 @@ class CardBinarizer(TabularBinarizer):
 
 
 def card_features(X, names, raw=None, *, n_thresholds: int = 3, max_levels: int = 10) -> CardFeatures:
-    """The readable 0/1 design of a card for ``X`` (numeric, n x d, columns ``names``), read
+    """The readable design of a card for ``X`` (numeric, n x d, columns ``names``), read
     from ``raw`` (the table before numeric encoding, ``Dataset.raw``) when given so that text
     levels keep their names.  An InputError when no column varies (no card row is possible)."""
     if raw is None:

@@ -36,22 +36,31 @@ def card_text(card) -> str:
     rows = card.rows()
     width = max([len("feature")] + [len(f) for f, _ in rows])
     lines = [card_header(card), f"{'feature':<{width}} | points", f"{'-' * width}-+-------"]
-    lines += [f"{f:<{width}} | {p:+d}" for f, p in rows]
+    lines += [f"{f:<{width}} | {card.shown_points(f, p)}" for f, p in rows]
     if not rows:
         lines.append(f"{'(no feature)':<{width}} |")
     lines.append(f"{'-' * width}-+-------")
-    lines.append("total = sum of the points of the features that hold" if card.binary_features else
-                 "total = sum of the points of the features (times their values)")
+    lines.append(_total_wording(card))
     lines.append(card.rule())
     if card.risk is not None:
         lines += ["", card.risk.text(card.positive)]
     return "\n".join(lines)
 
 
+def _total_wording(card) -> str:
+    """How the card's total is added up: 0/1 features only, per-unit rows among them, or
+    features that are all values."""
+    if card.binary_features:
+        return "total = sum of the points of the features that hold"
+    if any(f not in card.units for f, _ in card.rows()):
+        return "total = sum of the points of the features that hold, plus points x value on the per-unit rows"
+    return "total = sum of the points of the features (times their values)"
+
+
 def card_markdown(card) -> str:
     """The card as a Markdown table with the rule and the risk table below it."""
     lines = [f"*{card_header(card)}*", "", "| feature | points |", "|---|---:|"]
-    lines += [f"| {f.replace('|', chr(92) + '|')} | {p:+d} |" for f, p in card.rows()]
+    lines += [f"| {f.replace('|', chr(92) + '|')} | {card.shown_points(f, p)} |" for f, p in card.rows()]
     lines += ["", f"**{card.rule()}**"]
     if card.risk is not None:
         lines += ["", card.risk.markdown(card.positive)]

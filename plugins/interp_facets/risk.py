@@ -23,7 +23,7 @@ from .refit import refit_scale
 
 __all__ = ["RiskTable", "percent", "MAX_TABLE_ROWS", "RISK_RIDGE"]
 
-#: the most totals a table lists; a wider range (a card on raw measurements) is sampled evenly
+#: the most totals a table lists; a wider range is listed at a round step
 MAX_TABLE_ROWS = 61
 
 #: the widest line of the table as text
@@ -45,11 +45,25 @@ def percent(p: float) -> str:
     return f"{value:.0f}%"
 
 
+def _round_step(width: float) -> int:
+    """The smallest integer step 1, 2 or 5 x 10^k that is at least ``width``."""
+    exponent = 0
+    while True:
+        for mantissa in (1, 2, 5):
+            if mantissa * 10**exponent >= width:
+                return mantissa * 10**exponent
+        exponent += 1
+
+
 def _table_totals(low: int, high: int) -> tuple[int, ...]:
-    """Every integer total from ``low`` to ``high``, or ``MAX_TABLE_ROWS`` of them evenly spread."""
+    """Every integer total from ``low`` to ``high``; on a wider span (points per unit of a code,
+    a card on raw measurements), the multiples of a round step (2, 5, 10, 20, ...) that cover it,
+    at most ``MAX_TABLE_ROWS`` of them, so that the listed totals are evenly spaced and easy to
+    read."""
     if high - low + 1 <= MAX_TABLE_ROWS:
         return tuple(range(low, high + 1))
-    return tuple(int(t) for t in np.unique(np.round(np.linspace(low, high, MAX_TABLE_ROWS))))
+    step = _round_step((high - low) / (MAX_TABLE_ROWS - 3))
+    return tuple(range(math.floor(low / step) * step, math.ceil(high / step) * step + 1, step))
 
 
 @attrs.frozen

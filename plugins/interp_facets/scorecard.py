@@ -34,7 +34,9 @@ class ScoreCard:
     integer and the rule is exactly ``total >= integer_threshold`` (``floor(threshold) + 1``).
     ``risk`` (when the training labels were given) is the probability of the positive class
     for every attainable total (:class:`.risk.RiskTable`); ``binary_features``: every feature
-    is 0/1, so the total is the sum of the points of the features that hold.
+    is 0/1, so the total is the sum of the points of the features that hold; ``units``: the
+    features that are not 0/1 (such as an integer code ``ClumpThickness (1-10)``), whose rows
+    add their points times the value ("+1 per unit").
     """
 
     features: tuple[str, ...]
@@ -48,6 +50,7 @@ class ScoreCard:
     integer_features: bool = False
     risk: RiskTable | None = None
     binary_features: bool = False
+    units: tuple[str, ...] = ()
 
     @property
     def threshold(self) -> float:
@@ -64,6 +67,11 @@ class ScoreCard:
         thresholds of one column stay together, in increasing order)."""
         pairs = [(f, p) for f, p in zip(self.features, self.points) if p != 0]
         return sorted(pairs, key=lambda fp: -abs(fp[1]))
+
+    def shown_points(self, feature: str, points: int) -> str:
+        """A row's points as the card prints them: ``+2``, or ``+1 per unit`` on a feature that
+        is not 0/1."""
+        return f"{points:+d} per unit" if feature in self.units else f"{points:+d}"
 
     def rule(self) -> str:
         if self.integer_threshold is not None:
@@ -90,7 +98,7 @@ class ScoreCard:
 
     def to_dict(self) -> dict:
         return {
-            "rows": [{"feature": f, "points": int(p)} for f, p in self.rows()],
+            "rows": [{"feature": f, "points": int(p), "per_unit": f in self.units} for f, p in self.rows()],
             "gamma": self.gamma,
             "intercept": self.intercept,
             "threshold": self.threshold,
@@ -126,13 +134,14 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
     if labels is None:
         labels = (_label(classes[0]), _label(classes[1])) if classes is not None else ("0", "1")
     integer_features = binary_features = False
-    risk = None
+    risk, units = None, ()
     if X is not None:
         Xa = np.asarray(X, dtype=float)
         integer_features = bool(np.all(Xa == np.round(Xa)))
         binary_features = is_binary(Xa)
+        units = tuple(f for f, x in zip(feature_names, Xa.T) if not is_binary(x[:, None]))
         if y is not None:
-            risk = _risk_table(Xa @ points, y, points, classes, binary_features)
+            risk = _risk_table(Xa, y, points, classes, integer_features)
     return ScoreCard(
         features=tuple(feature_names),
         points=tuple(int(p) for p in points),
@@ -145,16 +154,21 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
         integer_features=integer_features,
         risk=risk,
         binary_features=binary_features,
+        units=units,
     )
 
 
-def _risk_table(totals, y, points: np.ndarray, classes, binary_features: bool) -> RiskTable:
-    """The card's risk table on its training rows' ``totals``: on 0/1 features every total from
-    the sum of the negative points to the sum of the positive ones is attainable, else the
-    observed range."""
-    span = (points[points < 0].sum(), points[points > 0].sum()) if binary_features else None
+def _risk_table(X: np.ndarray, y, points: np.ndarray, classes, integer_features: bool) -> RiskTable:
+    """The card's risk table on its training rows ``X``: on integer features (0/1 or codes)
+    the table spans every total the rows' ranges allow (from the sum of each row's smallest
+    points x value to the sum of its largest; on 0/1 features the sums of the negative and of
+    the positive points), else the observed range of the totals."""
+    span = None
+    if integer_features:
+        ends = points[:, None] * np.stack([X.min(axis=0), X.max(axis=0)], axis=1)
+        span = (ends.min(axis=1).sum(), ends.max(axis=1).sum())
     y01 = np.asarray(y) == classes[1] if classes is not None else binary_labels(y).values
-    return RiskTable.fit(totals, y01, span)
+    return RiskTable.fit(X @ points, y01, span)
 
 
 @attrs.frozen

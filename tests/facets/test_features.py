@@ -18,6 +18,7 @@ import interp
 from interp_facets.features import CardBinarizer, card_features, round_threshold
 
 CONDITION = re.compile(r"^(?P<col>.+?) (?P<op>>=|>|=) (?P<value>.+)$")
+UNITS = re.compile(r"^(?P<col>.+) \((?P<low>-?[\d.]+)-(?P<high>-?[\d.]+)\)$")
 
 
 def digits(x: float) -> int:
@@ -61,7 +62,11 @@ def test_round_threshold_examples(low, high, expected):
 
 
 def evaluate(name: str, frame: pd.DataFrame) -> np.ndarray:
-    """The 0/1 column a feature name describes, computed from the name alone."""
+    """The column a feature name describes, computed from the name alone: 0/1, or the values of
+    an integer code ``col (low-high)`` (a missing value counts as ``low``)."""
+    units = UNITS.match(name)
+    if units is not None:
+        return frame[units["col"]].fillna(float(units["low"])).to_numpy(dtype=float)
     match = CONDITION.match(name)
     if match is None:  # a 0/1 column kept as it is
         return frame[name].to_numpy(dtype=float) == 1
@@ -97,12 +102,12 @@ def test_names_say_what_each_column_holds_and_no_column_repeats():
     assert cf.X.shape == (len(frame), len(cf.names))
     for j, name in enumerate(cf.names):
         np.testing.assert_array_equal(cf.X[:, j], evaluate(name, frame).astype(float), err_msg=name)
-    B = cf.X.astype(bool)
+    B = cf.X
     for j in range(B.shape[1]):
-        assert 0 < B[:, j].sum() < len(frame)
+        assert B[:, j].min() < B[:, j].max()
         for k in range(j):
             assert not np.array_equal(B[:, j], B[:, k]), (cf.names[j], cf.names[k])
-            assert not np.array_equal(B[:, j], ~B[:, k]), (cf.names[j], cf.names[k])
+            assert not np.array_equal(B[:, j], 1 - B[:, k]), (cf.names[j], cf.names[k])
     names = set(cf.names)
     assert "sex = Female" in names and "sex = Male" not in names  # two levels: the rarer one
     assert {"colour = blue", "colour = green", "colour = red"} <= names
@@ -111,9 +116,32 @@ def test_names_say_what_each_column_holds_and_no_column_repeats():
 
 
 def test_ordinal_codes_are_thresholds_not_one_hot():
-    cf = card_features(None, None, raw=mixed_frame())
-    clump = [n for n in cf.names if n.startswith("clump thickness")]
-    assert clump == [f"clump thickness >= {t}" for t in range(2, 11)]
+    frame = mixed_frame()
+    frame["grade"] = np.random.default_rng(3).integers(1, 5, len(frame))  # 4 levels: every one
+    cf = card_features(None, None, raw=frame)
+    assert [n for n in cf.names if n.startswith("grade")] == [f"grade >= {t}" for t in (2, 3, 4)]
+
+
+@pytest.mark.parametrize("low, high, per_unit", [(1, 10, True), (0, 60, True), (1, 150, False)])
+def test_integer_codes_with_many_levels_get_a_per_unit_column_and_round_thresholds(low, high, per_unit):
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"code": rng.integers(low, high + 1, 500).astype(float),
+                          "flag": rng.integers(0, 2, 500)})
+    frame.loc[[5, 9], "code"] = np.nan
+    frame["twin"] = frame["code"]  # the same code twice: its columns are kept once
+    cf = card_features(None, None, raw=frame, n_thresholds=3)
+    assert not any(n.startswith("twin") for n in cf.names)
+    names = [n for n in cf.names if n.startswith("code")]
+    unit = f"code ({low}-{high})"
+    assert (unit in names) == per_unit and "code = missing" in names
+    thresholds = [n for n in names if CONDITION.match(n) and CONDITION.match(n)["op"] == ">="]
+    assert 1 <= len(thresholds) <= 3 and all(digits(float(n.split()[-1])) <= 2 for n in thresholds)
+    if per_unit:  # the code itself, missing as the lowest level; new rows too
+        column = cf.X[:, cf.names.index(unit)]
+        np.testing.assert_array_equal(column, frame["code"].fillna(low).to_numpy())
+        new = pd.DataFrame({"code": [np.nan, float(high), 3.0], "flag": [0, 1, 0]})
+        new["twin"] = new["code"]
+        np.testing.assert_array_equal(cf.binarizer.transform(new)[:, cf.names.index(unit)], [low, high, 3])
 
 
 def test_thresholds_are_round_and_distinct():

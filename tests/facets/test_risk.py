@@ -77,8 +77,12 @@ def test_risk_rises_with_the_total_when_the_slope_is_positive(seed, slope):
 def test_totals_cover_the_span_or_a_sample_of_it():
     t, y = totals_and_labels(0)
     assert RiskTable.fit(t, y, span=(-7, 12)).totals == tuple(range(-7, 13))
-    wide = RiskTable.fit(t * 100, y, span=(-1000, 5000))
-    assert len(wide.totals) == MAX_TABLE_ROWS and wide.totals[0] == -1000 and wide.totals[-1] == 5000
+    for low, high in ((-1000, 5000), (-3, 68), (7, 7 + MAX_TABLE_ROWS)):
+        wide = RiskTable.fit(t * 100, y, span=(low, high)).totals
+        steps = set(np.diff(wide))  # one round step, its multiples covering the span
+        assert len(steps) == 1 and steps.pop() in (2, 5, 10, 20, 50, 100, 200, 500)
+        assert len(wide) <= MAX_TABLE_ROWS and wide[0] <= low < wide[0] + wide[1] - wide[0]
+        assert wide[-1] - (wide[1] - wide[0]) < high <= wide[-1] and wide[0] % (wide[1] - wide[0]) == 0
 
 
 def test_json_round_trip_and_text():

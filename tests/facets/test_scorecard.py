@@ -45,9 +45,29 @@ def test_text_markdown_and_json_carry_the_rule_and_the_risk_table():
     assert [r["feature"] for r in data["rows"]] == [f for f, _ in card.rows()]
 
 
-def test_integer_codes_say_times_their_values():
+def test_integer_codes_print_per_unit_and_the_table_spans_their_range():
     model, X, y = fitted(binary=False)
-    card = score_card(model, None, X, y=y)
-    assert "times their values" in card.text() and card.integer_threshold is not None
-    totals = card.total(X)
-    assert card.risk.totals == tuple(range(int(totals.min()), int(totals.max()) + 1))
+    card = score_card(model, ["a", "b", "c", "d", "code (0-3)"], X, y=y)
+    assert card.units == ("code (0-3)",) and card.integer_threshold is not None
+    text = card.text()
+    shown = dict(tuple(cell.strip() for cell in line.split("|")) for line in text.splitlines()
+                 if line.count("|") == 1)
+    for f, p in card.rows():
+        assert shown[f] == (f"{p:+d} per unit" if f == "code (0-3)" else f"{p:+d}")
+        assert f"| {f} | {shown[f]} |" in card.markdown().splitlines()
+    if "code (0-3)" in dict(card.rows()):
+        assert "plus points x value on the per-unit rows" in text
+    assert [r["per_unit"] for r in card.to_dict()["rows"]] == [f == "code (0-3)" for f, _ in card.rows()]
+    # the table spans every total the columns' ranges allow: brute force over the corners
+    corners = np.array(np.meshgrid(*[[X[:, j].min(), X[:, j].max()] for j in range(5)])).reshape(5, -1).T
+    attainable = corners @ np.array(card.points)
+    assert card.risk.totals == tuple(range(int(attainable.min()), int(attainable.max()) + 1))
+
+
+def test_a_card_on_values_only_says_times_their_values():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 5, size=(300, 3)).astype(float)
+    y = (X @ np.array([1.0, -1.0, 0.5]) + rng.normal(size=300) > 0).astype(int)
+    card = score_card(FacetsClassifier(lam=0.01, gamma=0.3).fit(X, y), None, X, y=y)
+    assert set(card.units) == {"x0", "x1", "x2"}
+    assert "total = sum of the points of the features (times their values)" in card.text()
