@@ -595,11 +595,37 @@ class PowerExp(ClosedForm):
         return u ** exact_number(theta[0]) * sp.exp(exact_number(theta[1]) * u)
 
 
+class Binomial(ClosedForm):
+    """(1 + w u)^t, theta = (w, t): square roots and powers of a shifted argument, such as
+    sqrt(1 + a), which u^t misses once min-max scaling has moved the origin (1F0 = (1 + z)^-a)."""
+
+    name = "binomial"
+    complexity = 3
+    init_theta = (1.0, 0.5)
+    bounds = (_RATIONAL_W, (-3.0, 4.0))
+    # t = 0 is a constant and t = 1 a line (which ``power`` prints more simply)
+    grid = (_RATIONAL_GRID, (-3.0, -2.0, -1.5, -1.0, -0.5, 0.5, 1.5, 2.0, 3.0, 4.0))
+
+    def value(self, theta, u):
+        return (1.0 + theta[0] * np.asarray(u, dtype=float)) ** theta[1]
+
+    def gradient(self, theta, u):
+        u = np.asarray(u, dtype=float)
+        w, t = theta
+        base = 1.0 + w * u
+        g = base ** t
+        d = t * base ** (t - 1.0)
+        return np.vstack([d * u, g * np.log(base)]), d * w
+
+    def expression(self, theta, u):
+        return (1 + exact_number(theta[0]) * u) ** exact_number(theta[1])
+
+
 def builtin_closed_forms() -> tuple[ClosedForm, ...]:
     """The forms the ``symbolic`` plugin registers, simplest first."""
     scaled = [Scaled(name, outer, bounds, grid, complexity=complexity, description=printed)
               for name, outer, bounds, grid, complexity, printed in _SCALED]
-    forms = (Power(), Square(), SinPhase(), ExpPower(), PowerExp(), *scaled)
+    forms = (Power(), Square(), Binomial(), SinPhase(), ExpPower(), PowerExp(), *scaled)
     return tuple(sorted(forms, key=lambda f: (f.complexity, f.name)))
 
 

@@ -15,7 +15,8 @@ pursuit with back-fitting (eq. 10-12):
    ``max_terms`` terms are in, or after ``patience`` consecutive rejected steps;
 4. the model after each accepted step (sizes 1..K) is simplified term by term
    (``simplify.simplify_term``: closed forms, snapped parameters, dropped coefficients), its
-   weights and intercept re-solved, and scored on held-out rows (``validation_fraction``);
+   weights and intercept re-solved (and the terms still Meijer offered once more, against the
+   residual the rewritten ones leave), and scored on held-out rows (``validation_fraction``);
    ``model_selection`` picks the size ``predict`` uses, refitted on every row (``equations_``).
 
 ``SymbolicPursuitRegressor`` fits a real target (or, with ``link="logit"``, probabilities on the
@@ -56,6 +57,7 @@ SELECTIONS = ("best", "simplest")  # the named values of model_selection (or a n
 # fraction of the held-out target's variance (a held-out R^2 within 0.01 of the best)
 SIMPLEST_TOL = 0.01
 HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the pursuit's starting points
+SIMPLIFY_PASSES = 2  # passes of the simplification over a model's terms (see ``_simplified``)
 EQUATION_COLUMNS = ("n_terms", "complexity", "train_loss", "test_loss", "r2", "formula", "latex", "sympy")
 
 
@@ -140,14 +142,32 @@ def _mse(model: Model, G, t) -> float:
 
 
 def _simplified(model: Model, Xs, t, forms, tol, maxiter) -> Model:
-    """Each term of ``model`` offered to ``simplify_term`` in turn, against the residual of the
-    others (the earlier ones already simplified), then the weights and intercept re-solved."""
+    """``model`` after simplification passes (``_simplify_pass``), its weights and intercept
+    re-solved after each: a second pass offers the terms still Meijer again, since a rewrite of
+    a later term and the re-solved weights change the residual they face."""
+    curves: dict = {}  # the forms' fits at fixed u, shared by the passes (``simplify_term``)
+    for _ in range(SIMPLIFY_PASSES):
+        meijer = [tm.orders is not None for tm in model.terms]
+        if not any(meijer):
+            break
+        model = _simplify_pass(model, Xs, t, forms, tol, maxiter, meijer, curves)
+        if [tm.orders is not None for tm in model.terms] == meijer:
+            break  # nothing was rewritten: another pass would offer the same terms the same residuals
+    return model
+
+
+def _simplify_pass(model: Model, Xs, t, forms, tol, maxiter, offered, curves) -> Model:
+    """Each term of ``model`` with ``offered`` True given to ``simplify_term`` in turn, against
+    the residual of the others (the earlier ones already simplified), then the weights and
+    intercept re-solved.  Eight parameters: ``_simplified``'s and the pass's own two."""
     terms = list(model.terms)
     G = _design(terms, Xs)
     w = np.array([tm.weight for tm in terms])
     for k, tm in enumerate(terms):
+        if not offered[k]:
+            continue
         residual = t - model.intercept - (G @ w - G[:, k] * w[k])
-        terms[k] = simplify_term(tm, Xs, residual, forms, tol, maxiter).term
+        terms[k] = simplify_term(tm, Xs, residual, forms, tol, maxiter, curves).term
         G[:, k] = _design(terms[k:k + 1], Xs)[:, 0]
         w[k] = terms[k].weight
     return _solved(terms, G, t)

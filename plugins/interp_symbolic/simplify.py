@@ -4,12 +4,14 @@
 minus the intercept and the other terms) and tries the closed forms (``closed_forms.ClosedForm``:
 exp, powers, log(1 + .), ...), simplest first:
 
-1. each form is fitted at fixed u to the term's values w*g on the data (``closed_forms.fit_curve``,
+1. each form is fitted at fixed u to the term's values g on the data (``closed_forms.fit_curve``,
    from the form's ``starts``: cheap, no direction), and scored on the residual there;
-2. the promising ones seed a joint refit of (theta, direction v) (``terms.fit_term``; the weight
-   and the offset are eliminated in closed form), best first within a complexity;
-3. the first form whose residual loss is within ``(1 + tol)`` of the Meijer term's (and whose
-   values vary over the data: see ``CANCEL``) wins; its ``snaps`` (parameters rounded to small
+2. the promising ones (within the budget there, or the few closest to it) seed a joint refit of
+   (theta, direction v) (``terms.fit_term``; the weight and the offset are eliminated in closed
+   form), simplest first, best first within a complexity;
+3. the first form whose residual loss is within the budget (the Meijer term's loss plus ``tol``
+   times the larger of that loss and ``RESOLUTION`` of the residual's variance) and whose
+   values vary over the data (see ``CANCEL``) wins; its ``snaps`` (parameters rounded to small
    rationals, most aggressive first) are tried next, and the first one still within that budget
    is kept (the snapped parameters pinned, the others and the direction refitted);
 4. direction coefficients below ``DROP`` of the largest (on the min-max scaled features, so a
@@ -23,7 +25,6 @@ terms are offered: a custom family is the user's own choice of g and is kept as 
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,12 @@ SHAPE_NFEV = 40  # ... and this many least-squares evaluations per start: the jo
 SCREEN = 3.0  # a form outside the budget at fixed u is refitted jointly only within this many budgets
 MAX_REFITS = 4  # ... and only this many such forms per term
 EXACT = 1e-10  # losses this small relative to the residual's variance count as exact fits
+# the loss increase allowed is tol times the larger of the Meijer term's loss and this fraction of
+# the residual's variance: two fits that both leave less than 1e-4 of the variance unexplained
+# differ in digits the printed formula does not show (a Meijer term fits a*exp(-a) a little better
+# than u*exp(w u) only because min-max scaling shifts its argument), so relative closeness there
+# is measured at that resolution, not at the Meijer term's own
+RESOLUTION = 1e-4
 DROP = 1e-3  # direction coefficients below this fraction of the largest are dropped if the loss allows
 # a closed form whose values vary by less than this fraction of their magnitude over the data is a
 # constant plus a small correction (cos(0.007 u + pi), exp(1e-4 u)): its weight and the intercept
@@ -64,23 +71,26 @@ class _Fitted:
     pinned: np.ndarray
 
 
-def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 100) -> Simplified:
+def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 100,
+                  curves: dict | None = None) -> Simplified:
     """``term`` as the simplest closed form of ``forms`` whose loss on ``residual`` is within
-    ``(1 + tol)`` of the term's own (see the module docstring), or the term itself.
+    the budget of the term's own (see the module docstring), or the term itself.
 
     ``Xs``: the min-max scaled rows; ``residual``: what the term explains, on those rows;
-    ``maxiter``: L-BFGS-B iterations of each joint refit.  Losses within ``EXACT`` of the
-    residual's variance count as equal, so an exact Meijer term does not forbid an exact
-    closed form over rounding.
+    ``maxiter``: L-BFGS-B iterations of each joint refit; ``curves``: a dict in which the
+    forms' fits at fixed u are kept (keyed by form and term), so that offering the same term
+    again against another residual (a second pass) does not refit them.  The budget is the
+    Meijer term's loss plus ``tol`` times the larger of that loss and ``RESOLUTION`` of the residual's
+    variance (plus ``EXACT`` of it), so an essentially exact Meijer term does not forbid an
+    essentially exact closed form over digits nobody reads.
     """
     base = evaluate_term(term.ridge, term.theta, term.v, Xs, residual)
     meijer_loss = base.loss if base.ok else np.inf
     if term.orders is None or not base.ok:
         return Simplified(term, meijer_loss, meijer_loss)
-    budget = (1.0 + tol) * base.loss + EXACT * float(np.var(residual))
-    u, _ = projection(term.v, Xs)
-    shape = term.weight * term.ridge.value(term.theta, u)
-    found = _closed_form(term, Xs, residual, u, shape, forms, budget, maxiter)
+    var = float(np.var(residual))
+    budget = base.loss + tol * max(base.loss, RESOLUTION * var) + EXACT * var
+    found = _closed_form(term, Xs, residual, forms, budget, maxiter, {} if curves is None else curves)
     if found is None:
         kept = _Fitted(term.ridge, base, np.zeros(len(term.theta), dtype=bool))
         found = _without_tiny(kept, Xs, residual, budget, maxiter=None)
@@ -90,40 +100,59 @@ def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 10
     return Simplified(Term(found.ridge, fit.theta, fit.v, fit.weight), fit.loss, meijer_loss)
 
 
-def _closed_form(term, Xs, residual, u, shape, forms, budget, maxiter) -> _Fitted | None:
+@dataclass(frozen=True)
+class _Screened:
+    """A form fitted at fixed u: its loss on the residual there, and its parameters."""
+
+    loss: float
+    ridge: Ridge
+    theta: np.ndarray
+
+
+def _closed_form(term, Xs, residual, forms, budget, maxiter, curves) -> _Fitted | None:
     """The simplest form whose joint refit is within ``budget``, or None.
 
-    Forms of equal complexity are fitted at fixed u first (``closed_forms.fit_curve`` to the
-    term's values ``shape``) and refitted jointly in the order of their loss on ``residual``
-    there.  A form already within the budget at fixed u stays within it (the refit only
-    lowers the loss); one outside it is refitted only if within ``SCREEN`` budgets, and at most
-    ``MAX_REFITS`` such gambles are taken per term (a form that far off at fixed u is rarely
-    rescued by turning the direction, and the joint refits are what simplification costs).
+    Every form is fitted at fixed u first to the term's values (``_screen``, cached in
+    ``curves``) and the promising ones are refitted jointly, simplest first and, within a
+    complexity, in the order of their loss at fixed u.  A form already within the budget at
+    fixed u stays within it (the refit only lowers the loss); of those outside it but within ``SCREEN`` budgets, only the ``MAX_REFITS`` closest over
+    all complexities are refitted (a form far off at fixed u is rarely rescued by turning the
+    direction, and the joint refits are what simplification costs).  Choosing those gambles
+    by their loss, not by their simplicity, keeps a close complex form (u^t exp(w u) for
+    a*exp(-b) + 0.5*c) from losing its refit to simpler forms that are further off.
     """
+    u, _ = projection(term.v, Xs)
+    shape = term.ridge.value(term.theta, u)  # the weight and offset are eliminated in the fits
+    screened = [c for c in (_screen(form, term, Xs, residual, u, shape, curves) for form in forms)
+                if c is not None and c.loss <= SCREEN * budget]
+    gambles = sorted((c for c in screened if c.loss > budget), key=lambda c: c.loss)[:MAX_REFITS]
+    tried = [c for c in screened if c.loss <= budget or any(c is g for g in gambles)]
+    for c in sorted(tried, key=lambda c: (c.ridge.family.complexity, c.loss)):
+        fit = fit_term(c.ridge, Xs, residual, [(c.theta, term.v)], maxiter)
+        if fit.ok and fit.loss <= budget and _varies(c.ridge, fit, Xs):
+            return _Fitted(c.ridge, fit, np.zeros(len(c.theta), dtype=bool))
+    return None
+
+
+def _screen(form, term, Xs, residual, u, shape, curves) -> _Screened | None:
+    """``form`` fitted at fixed u to the term's values ``shape`` (``closed_forms.fit_curve`` on
+    at most ``SHAPE_POINTS`` rows; kept in ``curves``) and its loss on ``residual`` there, or
+    None if it fails."""
     from .closed_forms import fit_curve
 
-    rows = np.unique(np.linspace(0, len(u) - 1, SHAPE_POINTS).astype(int))
-    gambles = 0
-    for _, level in itertools.groupby(sorted(forms, key=lambda f: f.complexity), key=lambda f: f.complexity):
-        ranked = []
-        for form in level:
-            ridge = Ridge(form)
-            try:
-                curve = fit_curve(form, u[rows], shape[rows], max_nfev=SHAPE_NFEV)
-            except Exception:  # noqa: BLE001 - a form that cannot be fitted loses, it never aborts the fit
-                continue
-            at_u = evaluate_term(ridge, curve.theta, term.v, Xs, residual) if curve is not None else None
-            if at_u is not None and at_u.ok and at_u.loss <= SCREEN * budget:
-                ranked.append((at_u.loss, ridge, curve.theta))
-        for loss, ridge, theta0 in sorted(ranked, key=lambda c: c[0]):
-            if loss > budget:
-                if gambles == MAX_REFITS:
-                    continue
-                gambles += 1
-            fit = fit_term(ridge, Xs, residual, [(theta0, term.v)], maxiter)
-            if fit.ok and fit.loss <= budget and _varies(ridge, fit, Xs):
-                return _Fitted(ridge, fit, np.zeros(len(theta0), dtype=bool))
-    return None
+    key = (form.name, term.family, term.theta.tobytes(), term.v.tobytes())
+    if key not in curves:
+        rows = np.unique(np.linspace(0, len(u) - 1, SHAPE_POINTS).astype(int))
+        try:
+            curves[key] = fit_curve(form, u[rows], shape[rows], max_nfev=SHAPE_NFEV)
+        except Exception:  # noqa: BLE001 - a form that cannot be fitted loses, it never aborts the fit
+            curves[key] = None
+    curve = curves[key]
+    if curve is None:
+        return None
+    ridge = Ridge(form)
+    at_u = evaluate_term(ridge, curve.theta, term.v, Xs, residual)
+    return _Screened(at_u.loss, ridge, curve.theta) if at_u.ok else None
 
 
 def _varies(ridge: Ridge, fit: Candidate, Xs) -> bool:

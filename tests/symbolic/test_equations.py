@@ -67,6 +67,28 @@ def _product_target(X):
     return X.a * np.exp(-X.b) + 0.5 * X.c
 
 
+@pytest.mark.parametrize("f", [lambda Z: Z.a * np.exp(-Z.a), _product_target],
+                         ids=["a*exp(-a)", "a*exp(-b)+c/2"])
+def test_products_print_as_elementary_functions_with_the_default_settings(f):
+    """a*exp(-a): the Meijer term fits a little better than u^t exp(w u) only because scaling
+    shifts u (both leave under 1e-6 of the variance); a*exp(-b) + c/2 is no sum of ridge
+    functions: its terms' closest forms are found only when the refits go to the forms closest
+    at fixed u, and the last of them only once the others are rewritten (a second pass)."""
+    X, Xt = _frame(500, 0), _frame(300, 1)
+    est = SymbolicPursuitRegressor(random_state=0).fit(X, f(X))
+    assert 1 - np.mean((est.predict(Xt) - f(Xt)) ** 2) / np.var(f(Xt)) >= 0.99
+    assert all(est.closed_forms_) and all(isinstance(tm.ridge_family, ClosedForm) for tm in est.terms_)
+
+
+def test_a_square_root_of_a_shifted_argument_prints_as_one():
+    """sqrt(1 + a): min-max scaling moves the origin, so u^t cannot print it; (1 + w u)^t can."""
+    X = _frame(300, 2)
+    est = SymbolicPursuitRegressor(max_terms=1, **FAST).fit(X, np.sqrt(1 + X.a))
+    tm = est.terms_[0]
+    g = tm.ridge_family.expression(tm.theta, U)
+    assert isinstance(g, sympy.Pow) and g.exp == sympy.Rational(1, 2) and g.base.free_symbols == {U}
+
+
 @pytest.fixture(scope="module")
 def sized():
     """One data set fitted with three model_selection values: the table is the same, the row

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from interp import RidgeFamily
 from interp_symbolic.closed_forms import ClosedForm, Power
 from interp_symbolic.families import Ridge
-from interp_symbolic.simplify import DROP, simplify_term
-from interp_symbolic.terms import Term, projection
+from interp_symbolic.simplify import DROP, RESOLUTION, simplify_term
+from interp_symbolic.terms import Term, evaluate_term, projection
 
 
 class ExpForm(ClosedForm):
@@ -149,9 +149,11 @@ def test_a_negligible_direction_coefficient_is_dropped(Xs, forms):
 
 
 def test_a_small_coefficient_that_matters_is_kept(Xs):
-    v = np.array([2.0, 1.0, 0.5 * DROP * 2.0])
-    r = _exp_target(Xs, 2.0, v=v)  # exact: dropping the coefficient would cost loss
-    out = simplify_term(_meijer_term(2.0, v=v), Xs, r, [], tol=0.01)
+    v = np.array([2.0, 1.0, 0.9 * DROP * 2.0])
+    r = _exp_target(Xs, 8.0, v=v)  # exact: dropping the coefficient costs more than the budget
+    dropped = evaluate_term(MEIJER_EXP, np.array([0.0, 8.0, 1.0]), np.array([2.0, 1.0, 0.0]), Xs, r)
+    assert dropped.loss > 0.01 * RESOLUTION * np.var(r)
+    out = simplify_term(_meijer_term(8.0, v=v), Xs, r, [], tol=0.01)
     assert out.term.v[2] != 0.0
 
 
@@ -171,3 +173,17 @@ def test_any_exponential_scale_is_recovered(Xs, s):
     k = out.term.theta[0]
     # the exponent itself, or a small rational next to it that fits as well (a loose snap)
     assert k == pytest.approx(-s, abs=1e-4) or (k * 12 == np.round(k * 12) and abs(k + s) <= 0.05 * max(1, s))
+
+
+def test_an_essentially_exact_meijer_term_does_not_forbid_an_essentially_exact_form(Xs):
+    """exp(-2 u^1.005): the Meijer term is exact, exp(k u) leaves 2e-7 of the variance, far more
+    than 1.01 times nothing but less than what 4 printed digits resolve (``RESOLUTION``)."""
+    u, _ = projection(V, Xs)
+    r = 3.0 * np.exp(-2.0 * u**1.005) + 1.0
+    term = Term(MEIJER_EXP, np.array([0.0, 2.0, 1.005]), V, 3.0)
+    out = simplify_term(term, Xs, r, FORMS, tol=0.01)
+    assert out.term.ridge_family.name == "test_exp"
+    assert out.loss > 1e3 * out.meijer_loss + 1e-10 * np.var(r)  # a relative budget alone forbids it
+    assert out.loss <= out.meijer_loss + 0.01 * RESOLUTION * np.var(r)
+    assert out.loss == pytest.approx(_lstsq_loss(out.term, Xs, r)[0], rel=1e-9)
+    assert simplify_term(term, Xs, r, FORMS, tol=0.0).term.family == "test_meijer_1001"
