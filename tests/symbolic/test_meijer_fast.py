@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.special import digamma, gammaln, gammasgn
 
 from interp_symbolic import meijerg, meijerg_grad
-from interp_symbolic.meijer import bounds, coefficients, continuation, strategy
+from interp_symbolic.meijer import bounds, coefficients, continuation, scaled, series, strategy
 from interp_symbolic.meijer.scaled import ScaleTooWide
 from interp_symbolic.meijer.series import Parameters
 
@@ -106,6 +106,41 @@ def _accuracy_case(orders, params, zs):
         assert err <= 1e-8, (a_s, b_s, zi, gi, ref)
         if not fb:  # the fast path's estimate must not be optimistic
             assert err <= 10 * est + 1e-13, (a_s, b_s, zi, err, est)
+
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(-300.0, 300.0), st.sampled_from([-1.0, 1.0])), min_size=1, max_size=5),
+       st.sampled_from([97, 128, 1000, 1601]))
+def test_smooth_signs_match_gammasgn(factors, K):
+    # the strided sign flips against sign Gamma per (factor, k), far-off offsets included
+    off = np.array([o for o, _ in factors])
+    slope = np.array([s for _, s in factors])
+    k = np.arange(K, dtype=float)
+    X = off[:, None] + slope[:, None] * k
+    assume(not (X == np.round(X)).any())  # (no argument rounded onto a pole)
+    ref = np.where(np.arange(K) % 2 == 0, 1.0, -1.0) * np.prod(gammasgn(X), axis=0)
+    np.testing.assert_array_equal(coefficients._smooth_signs(off, slope, K), ref)
+    fa = series.residue_factors(Parameters(1, 1, off[:1], np.array([0.5, 0.25, 0.125])), 0)  # integral flag
+    assert fa.integral == bool((fa.offset == np.round(fa.offset)).any())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_first_length_block_same_as_full_cap(seed):
+    # p == q: the block from the first ``first_length`` coefficients equals the one from Kcap
+    rng = np.random.default_rng(seed)
+    a, b = separated_params(rng, 2, 2, 3, 3)
+    par = Parameters(2, 2, a, b)
+    logw = np.log(rng.uniform(0.05, 0.95 - 0.1 * seed, 50))
+    pts = scaled.ScaledPoints.of(logw, True)
+    Kcap = strategy.K_SCHEDULE[strategy.start_level(float(logw.max()), True)]
+    assert scaled.first_length(pts, Kcap) < Kcap or Kcap <= coefficients.SHORT_SERIES
+    with np.errstate(all="ignore"):
+        for h in range(2):
+            lean = scaled._block(par, h, pts, Kcap, False, {})
+            full = scaled._scaled_block(coefficients.block_coeffs(par, h, Kcap, False), b[h], h, pts, Kcap, False)
+            assert lean.K == full.K and lean.Mh == full.Mh
+            np.testing.assert_array_equal(lean.C, full.C)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 EPS = np.finfo(float).eps
 TOL = 1e-9  # accepted relative error estimate of the fast path (a conservative bound)
 TAIL_LOG = 36.0  # truncate once the tail bound is below e^-TAIL_LOG (~ eps) of the largest term
+TERMS_LOG = 60.0  # p == q: K * -log w_max stays below this (the terms a series needs, w_max < 1)
 PREFIX_SEARCH_FROM = 128  # choose_K looks at the first PREFIX_SEARCH terms first above this length
 PREFIX_SEARCH = 96
 ROUNDING_CONSTANTS = 8.0  # eps units covering the constant part of every term's rounding
@@ -50,7 +51,8 @@ def choose_K(g: np.ndarray, dead: np.ndarray | None, Kcap: int, rlim: float) -> 
     if rlim > 0.0:  # (max with 0 changes nothing: exp >= 0, nan stays nan)
         np.maximum(r, rlim, out=r)
     tail = g[2:] + np.log(r / (1.0 - r))
-    cond = (r < 1.0) & (d1[:-1] < 0) & (tail < runmax[2:] - TAIL_LOG)
+    # (r < 1 is implied: r >= 1 or NaN makes the tail NaN or inf, which fails the comparison)
+    cond = (d1[:-1] < 0) & (tail < runmax[2:] - TAIL_LOG)
     if dead is not None and dead.any():
         cond |= dead[2:] & dead[1:-1]
     c1 = cond[1:]  # K >= 4

@@ -117,8 +117,8 @@ class BlockCoeffs:
     def __attrs_post_init__(self):
         object.__setattr__(self, "log_bound", np.abs(self.log_mag) + self.log_err)
         for v in (self.log_mag, self.sign, self.log_err, self.n_zeros, self.dead, self.dlog, self.log_bound):
-            if v is not None and v.flags.writeable:
-                v.setflags(write=False)
+            if v is not None:
+                v.setflags(write=False)  # (a no-op on the shared read-only tables)
         if self.limits is not None:
             _read_only(self.limits.log, self.limits.sign, self.limits.coef)
 
@@ -132,7 +132,7 @@ def block_coeffs(par: Parameters, h: int, K: int, want_grad: bool) -> BlockCoeff
     if not len(fa):
         return BlockCoeffs(K, t.log_weight, t.sign, np.abs(t.log_weight), _no_zeros(K), _never_dead(K),
                            np.zeros((K, P)) if want_grad else None)
-    if not (fa.offset == fa.offset.round()).any():  # no Gamma argument can be a pole: recurrences
+    if not fa.integral:  # no Gamma argument can be a pole: recurrences
         if K <= SHORT_SERIES:
             return _smooth_short(fa, K, P, want_grad)
         return _smooth_long(fa, K, P, want_grad)
@@ -164,7 +164,7 @@ def _smooth_long(fa: GammaFactors, K: int, P: int, want_grad: bool) -> BlockCoef
     (``_ratio_steps``, ``_running_sum``), signs by parity, digamma anchored."""
     Kp = -(-K // ANCHOR) * ANCHOR
     mags = _running_sum(_ratio_steps(fa, K), K)
-    sign = k_tables(K).sign * _smooth_signs(fa.offset, fa.slope, K)
+    sign = _smooth_signs(fa.offset, fa.slope, K)
     dlog = None
     if want_grad:
         X = fa.offset[:, None] + fa.slope[:, None] * k_tables(Kp).k[None, :]
@@ -245,21 +245,34 @@ def _running_sum(steps: RatioSteps, K: int) -> LogMagnitudes:
     loc_max[0] = 0.0
     loc_max[1:] = np.maximum.accumulate(np.abs(loc).reshape(-1)[:K - 1])
     offs_max = np.maximum.accumulate(np.abs(offs_b))
-    block = np.minimum(kk // B, nb - 1).astype(int)
-    Lerr = 1.0 + abs(L0) + np.abs(L) + kk * loc_max + (kk // B + 1.0) * offs_max[block]
+    in_block = np.repeat(offs_max, B)[:K]  # offs_max[min(k // B, nb - 1)]
+    if in_block.shape[0] < K:
+        in_block = np.append(in_block, offs_max[-1])
+    Lerr = 1.0 + abs(L0) + np.abs(L) + kk * loc_max + _blocks_so_far(K) * in_block
     Lerr[1:] += np.cumsum(steps.err)
     return LogMagnitudes(L, Lerr)
 
 
+@lru_cache(maxsize=TABLE_CACHE)
+def _blocks_so_far(K: int) -> np.ndarray:
+    """k // RUNNING_SUM_BLOCK + 1 for k < K (read-only)."""
+    v = k_tables(K).k // RUNNING_SUM_BLOCK + 1.0
+    _read_only(v)
+    return v
+
+
 def _smooth_signs(off: np.ndarray, slope: np.ndarray, K: int) -> np.ndarray:
-    """prod_f sign Gamma(off_f + slope_f k), k < K, no argument an integer: Gamma(x) < 0
+    """(-1)^k prod_f sign Gamma(off_f + slope_f k), k < K, no argument an integer: Gamma(x) < 0
     exactly when x < 0 and ceil(-x) is odd, and ceil(-(off + s k)) = ceil(-off) - s k (the
-    same parity as ceil(-off) + k).  Argument off + k negative while k < -off (slope +1),
-    off - k once k > off (slope -1); all in exact small integers (as floats)."""
-    k = k_tables(K).k[None, :]
-    neg = np.where(slope[:, None] > 0, k < -off[:, None], k > off[:, None])
-    par = (neg * (np.ceil(-off)[:, None] + k)).sum(axis=0)
-    return np.where(par % 2 == 0, 1.0, -1.0)
+    same parity as ceil(-off) + k).  The argument is negative for k < -off (slope +1) or
+    k > off (slope -1), a range of k in which every other sign flips: one strided slice per
+    factor."""
+    sign = k_tables(K).sign.copy()
+    for o, sl in zip(off.tolist(), slope.tolist()):
+        lo, hi = (0, min(K, max(0, math.ceil(-o)))) if sl > 0 else (max(0, math.ceil(o)), K)
+        odd = (math.ceil(-o) + lo) % 2  # ceil(-o) + k odd at k = lo?
+        sign[lo + 1 - odd:hi:2] *= -1.0
+    return sign
 
 
 def _anchored(fn, X: np.ndarray, step: np.ndarray) -> np.ndarray:

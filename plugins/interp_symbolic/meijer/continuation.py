@@ -173,7 +173,7 @@ def _reflection_loss(par: Parameters, h: int, K: int) -> np.ndarray:
     fa = residue_factors(par, h)
     if not len(fa):
         return np.zeros(K)
-    X = fa.offset[:, None] + fa.slope[:, None] * k_tables(K).k[None, :]
+    X = fa.offset[:, None] + fa.slope[:, None] * k_tables(ANCHOR_TERMS).k[None, :K]  # (K <= ANCHOR_TERMS)
     dist = np.abs(X - np.round(X))
     loss = np.where((X < 0) & (dist > 0), 0.5 * np.abs(X) / np.where(dist > 0, dist, 1.0), 0.0)
     return loss.sum(axis=0)  # (at a pole itself the term is an exact zero)

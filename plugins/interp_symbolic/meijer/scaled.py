@@ -4,7 +4,8 @@ For each series the coefficients are scaled to the largest argument w_max of the
 space, one common shift, so nothing overflows) and the points enter only through the powers
 x^k = (w / w_max)^k <= 1.  Value, sum of |terms|, rounding weights, the gradient and d/dlog w are
 the columns of one product (N, K) @ (K, columns), shared by all series of the expansion.  The
-number of terms K <= Kcap is chosen from the coefficients at w_max (``bounds.choose_K``).
+number of terms K <= Kcap is chosen from the coefficients at w_max (``bounds.choose_K``); long
+p == q series first compute only about as many coefficients as K can reach (``first_length``).
 Points spanning too many orders of magnitude for one scale raise ``ScaleTooWide`` (the caller
 then uses ``logspace``).  Call with numpy floating-point errors ignored.
 """
@@ -16,8 +17,8 @@ import math
 import attrs
 import numpy as np
 
-from .bounds import EPS, choose_K, scaled_rounding, scaled_tail
-from .coefficients import BlockCoeffs, cached_block_coeffs, k_tables
+from .bounds import EPS, TERMS_LOG, choose_K, scaled_rounding, scaled_tail
+from .coefficients import SHORT_SERIES, BlockCoeffs, cached_block_coeffs, k_tables
 from .series import NumeratorPole, Parameters, SeriesResult
 
 SCALE_RANGE_LOG = 600.0  # the first term may lie at most e^-600 below the common scale
@@ -25,6 +26,7 @@ DIRECT_POWERS_UP_TO = 96  # up to this K every power is exp(k log x); above, x^(
 POWER_BLOCK_SMALL = 16  # B for K <= POWER_BLOCK_SWITCH
 POWER_BLOCK_LARGE = 32
 POWER_BLOCK_SWITCH = 400
+LENGTH_GRID = 128  # first_length is a multiple of this (> SHORT_SERIES: the same recurrences as Kcap)
 
 
 class ScaleTooWide(Exception):
@@ -86,15 +88,7 @@ def sum_scaled(par: Parameters, logw: np.ndarray, Kcap: int, want_grad: bool, ca
     they are long enough).  Raises ``NumeratorPole`` or ``ScaleTooWide``.
     """
     pts = ScaledPoints.of(logw, par.p == par.q)
-    blocks = []
-    for h in range(par.m):
-        co = cache.get(h)
-        if co is None or co.K < Kcap:
-            co = cached_block_coeffs(par, h, Kcap, want_grad)
-            if co is None:
-                raise NumeratorPole
-            cache[h] = co
-        blocks.append(_scaled_block(co, par.b[h], h, pts, Kcap, want_grad))
+    blocks = [_block(par, h, pts, Kcap, want_grad, cache) for h in range(par.m)]
     product = _product(pts.logx, blocks)
     parts = []
     for i, bl in enumerate(blocks):
@@ -106,6 +100,40 @@ def sum_scaled(par: Parameters, logw: np.ndarray, Kcap: int, want_grad: bool, ca
     out = _combine(parts, logw, par.p, par.q, want_grad)
     out.capped = any(bl.K >= Kcap for bl in blocks)
     return out
+
+
+def first_length(pts: ScaledPoints, Kcap: int) -> int:
+    """How many coefficients to compute first: for long p == q series ``bounds.TERMS_LOG`` /
+    -log w_max terms (rounded up to LENGTH_GRID, so that calls at nearby points share cached
+    coefficients), often well below the cap of the schedule's level; Kcap otherwise."""
+    if not pts.peq or Kcap <= SHORT_SERIES or pts.lx >= 0.0:
+        return Kcap
+    need = TERMS_LOG / -pts.lx
+    return Kcap if need >= Kcap else min(Kcap, LENGTH_GRID * math.ceil(need / LENGTH_GRID))
+
+
+def _coeffs(par: Parameters, h: int, K: int, want_grad: bool, cache: dict) -> BlockCoeffs:
+    """At least K coefficients of series h: the longest of this evaluation if long enough
+    (``cache``), else computed (and kept there).  Raises ``NumeratorPole``."""
+    co = cache.get(h)
+    if co is None or co.K < K:
+        co = cached_block_coeffs(par, h, K, want_grad)
+        if co is None:
+            raise NumeratorPole
+        cache[h] = co
+    return co
+
+
+def _block(par: Parameters, h: int, pts: ScaledPoints, Kcap: int, want_grad: bool, cache: dict) -> ScaledBlock:
+    """Series h ready for the product, from the first ``first_length`` coefficients, or all
+    Kcap when K is not settled within them: K depends only on the terms up to K, and each
+    coefficient only on the parameters and its index (``coefficients``), so the block is the
+    same as from Kcap coefficients."""
+    co = _coeffs(par, h, first_length(pts, Kcap), want_grad, cache)
+    bl = _scaled_block(co, par.b[h], h, pts, Kcap, want_grad)
+    if bl.K < co.K or co.K >= Kcap:
+        return bl
+    return _scaled_block(_coeffs(par, h, Kcap, want_grad, cache), par.b[h], h, pts, Kcap, want_grad)
 
 
 def _scaled_block(co: BlockCoeffs, b_h: float, h: int, pts: ScaledPoints, Kcap: int,
@@ -176,7 +204,6 @@ def _product(logx: np.ndarray, blocks: list[ScaledBlock]) -> PowerProduct:
     """One product for all blocks: x^k is shared, the columns are stacked."""
     N = logx.shape[0]
     K = max(bl.K for bl in blocks)
-    k = k_tables(K).k
     ncol = blocks[0].C.shape[1]
     if len(blocks) == 1 and blocks[0].K == K:
         C = blocks[0].C
@@ -188,7 +215,8 @@ def _product(logx: np.ndarray, blocks: list[ScaledBlock]) -> PowerProduct:
     if K <= DIRECT_POWERS_UP_TO:
         # x^k = exp(k log x): relative error eps k |log x|.  The products k log x as a rank-one
         # matrix product (exact: one product per entry, no sums; faster than an outer product
-        # with a short inner dimension)
+        # with a short inner dimension; k from one shared table: K varies from call to call)
+        k = k_tables(DIRECT_POWERS_UP_TO).k[:K]
         V = np.dot(logx.reshape(-1, 1), k.reshape(1, -1))
         np.exp(V, out=V)
         R_all = np.ascontiguousarray((V @ C).T)  # (contiguous rows: cheaper to use below)

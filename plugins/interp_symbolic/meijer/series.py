@@ -15,6 +15,7 @@ series by its factors (``residue_factors``) and the engine (``coefficients``, ``
 
 from __future__ import annotations
 
+import math
 from typing import Union
 
 import attrs
@@ -76,12 +77,14 @@ class Parameters:
 class GammaFactors:
     """The factors Gamma(offset_f + slope_f k) ** power_f of term k of a residue series
     (slope, power = +-1), as arrays (F,); ``grad[f]`` lists (i, c): d offset_f / d theta_i = c,
-    theta = (a_1..a_p, b_1..b_q)."""
+    theta = (a_1..a_p, b_1..b_q); ``integral``: some offset is an integer or not finite, so an
+    argument may sit at a pole of Gamma (the general path of ``coefficients``)."""
 
     offset: np.ndarray
     slope: np.ndarray
     power: np.ndarray
     grad: tuple
+    integral: bool
 
     def __len__(self) -> int:
         return len(self.grad)
@@ -98,7 +101,7 @@ class GammaFactors:
 def residue_factors(par: Parameters, h: int) -> GammaFactors:
     """The Gamma factors of the series at the poles b_h + k, in Slater's order (see the module
     docstring); term k is (-1)^k / k! * prod(factors) * w^(b_h + k)."""
-    a, b, m, n, p, q = par.a, par.b, par.m, par.n, par.p, par.q
+    a, b, m, n, p, q = par.a.tolist(), par.b.tolist(), par.m, par.n, par.p, par.q  # (Python floats: faster)
     bh = b[h]
     offset, slope, power, grad = [], [], [], []
 
@@ -117,7 +120,8 @@ def residue_factors(par: Parameters, h: int) -> GammaFactors:
         add(1.0 - b[j] + bh, 1.0, -1.0, ((p + j, -1.0), (p + h, 1.0)))
     for j in range(n, p):
         add(a[j] - bh, -1.0, -1.0, ((j, 1.0), (p + h, -1.0)))
-    return GammaFactors(np.array(offset, dtype=float), np.array(slope), np.array(power), tuple(grad))
+    integral = any(v.is_integer() or not math.isfinite(v) for v in offset)  # (cheaper here than on the array)
+    return GammaFactors(np.array(offset), np.array(slope), np.array(power), tuple(grad), integral)
 
 
 def is_pole(x: np.ndarray) -> np.ndarray:

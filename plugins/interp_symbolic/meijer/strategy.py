@@ -12,13 +12,12 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from .bounds import TAIL_LOG, accept, stuck
+from .bounds import TAIL_LOG, TERMS_LOG, accept, stuck
 from .logspace import sum_log
 from .scaled import ScaleTooWide, sum_scaled
 from .series import Parameters, SeriesResult
 
 K_SCHEDULE = (48, 120, 300, 600, 1000, 1600, 2500, 4000)  # caps; each level picks K <= cap from w_max
-START_TERMS_LOG = 60.0  # p == q: about START_TERMS_LOG / -log w_max terms are needed
 GROUP_SAVE = 1e6  # point-terms a separate group of points must save to pay for its own pass
 GROUP_MIN_POINTS = 32  # fewer points are never grouped
 GROUP_MIN_SIZE = 64  # a smaller group joins the next one
@@ -71,10 +70,10 @@ def groups(logw: np.ndarray, peq: bool) -> list:
 
 
 def start_level(lw_max: float, peq: bool) -> int:
-    """First entry of K_SCHEDULE to try: for p == q, about START_TERMS_LOG / -log w terms are needed."""
+    """First entry of K_SCHEDULE to try: for p == q, about TERMS_LOG / -log w terms are needed."""
     if not peq or lw_max >= 0:
         return 0
-    need = START_TERMS_LOG / -lw_max
+    need = TERMS_LOG / -lw_max
     for li, K in enumerate(K_SCHEDULE):
         if K >= need:
             return li
