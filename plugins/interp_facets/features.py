@@ -64,7 +64,8 @@ MAX_DIGITS = 2
 @attrs.frozen(eq=False)
 class CardFeatures(BinaryFeatures):
     """The design a card is written in (0/1 columns and per-unit integer codes): ``X``, its
-    ``names`` and the fitted ``binarizer`` (a :class:`CardBinarizer`)."""
+    ``names`` and the fitted ``binarizer`` (a :class:`CardBinarizer`; None when the columns
+    are used as given, ``binarize`` never)."""
 
 
 def _significant_digits(t: float) -> int:

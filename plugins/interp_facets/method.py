@@ -12,6 +12,7 @@ import attrs
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.pipeline import Pipeline
 
 from interp import Explanation, InputError
 from interp.data import check_finite
@@ -19,7 +20,7 @@ from interp.preprocessing import binary_labels
 
 from .cv import FacetsClassifierCV, IntegrityWarning
 from .estimators import FacetsClassifier
-from .features import card_features
+from .features import CardFeatures, card_features
 from .path import fit_path
 from .plots import plot_cv, plot_path, plot_risk
 from .problem import Objective
@@ -74,7 +75,8 @@ def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, t
     bundling them here would declare them a second time.
     """
     _check_data(data)
-    X, names = _design(data, binarize, n_thresholds)
+    design = _design(data, binarize, n_thresholds)
+    X, names = design.X, list(design.names)
     check_finite(X, names)
     folds = _check_options(lam, gamma, cv, penalty, eps, snap_tol)
     settings = dict(penalty=penalty, eps=eps, solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol,
@@ -101,13 +103,29 @@ def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, t
         payload=_payload(fit, card, base, names, penalty),
         sections=method_sections(card, fit, base, accuracy),
         figures=figures,
-        estimator=fit.estimator,
+        estimator=_saved_model(design, fit.estimator),
     )
 
 
-def _design(data, binarize, n_thresholds) -> tuple[np.ndarray, list[str]]:
-    """The features the card is written in: readable 0/1 columns such as ``age >= 50`` (see
-    :mod:`.features`; ``binarize`` auto or always), or the columns as given (never).
+def _saved_model(design: CardFeatures, estimator):
+    """The model ``--out`` saves: ``Pipeline([("features", binarizer), ("card", estimator)])``,
+    which takes the user's own columns (a DataFrame of the raw rows, text columns included, or
+    an array in their order) and predicts as the card does; ``estimator`` alone when the card
+    is written in the columns as given (``binarize`` never: no binarizer).
+
+    Without it a saved model would need the card's design, which only the binarizer fitted here
+    can rebuild from new rows.  The fitted ``estimator`` (with ``cv_results_``, ``best_estimator_`` after
+    a CV) is the pipeline's last step, ``model[-1]``.
+    """
+    if design.binarizer is None:
+        return estimator
+    return Pipeline([("features", design.binarizer), ("card", estimator)])
+
+
+def _design(data, binarize, n_thresholds) -> CardFeatures:
+    """The features the card is written in: readable columns such as ``age >= 50`` and integer
+    codes counted per unit (see :mod:`.features`; ``binarize`` auto or always), or the columns
+    as given (never: no binarizer).
 
     Points on raw measurements (areas in the thousands beside ratios below one) cannot share one
     grid step; thresholded 0/1 features give a card a person can add up.  0/1 columns pass
@@ -115,9 +133,8 @@ def _design(data, binarize, n_thresholds) -> tuple[np.ndarray, list[str]]:
     auto, which binarises when some column is not 0/1, and always give the same design.
     """
     if binarize == "never":
-        return np.asarray(data.X, dtype=float), list(data.feature_names)
-    design = card_features(data.X, data.feature_names, raw=data.raw, n_thresholds=n_thresholds)
-    return design.X, list(design.names)
+        return CardFeatures(np.asarray(data.X, dtype=float), tuple(data.feature_names))
+    return card_features(data.X, data.feature_names, raw=data.raw, n_thresholds=n_thresholds)
 
 
 def _check_data(data) -> None:

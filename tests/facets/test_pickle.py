@@ -74,3 +74,42 @@ def test_pickled_models_work_without_the_plugin():
     }
     assert models["third_party"].penalty_ == HalfL1().labelled("test-pickle-penalty")
     check_stands_alone(_describe, models, X, disabled=["facets", "test-pickle-penalty"])
+
+
+def _apply_saved(run_dir, raw):
+    """What a user gets from a saved run: its estimator loaded from the folder, applied to raw
+    rows (the CSV's own columns, text included)."""
+    from interp.runs import load_estimator
+
+    model = load_estimator(run_dir)
+    return {"predict": model.predict(raw).tolist(), "proba": model.predict_proba(raw)[:, 1].round(12).tolist()}
+
+
+def test_the_saved_run_applies_to_raw_rows_without_the_plugin(tmp_path):
+    import pandas as pd
+
+    from interp.data import from_frame
+    from interp.runner import RunContext, run_method
+    from interp.runs import load_estimator, save_run
+    from interp_facets import score_card
+
+    def people(rng, n):
+        return pd.DataFrame({"age": rng.uniform(20, 80, n).round(1), "smoker": rng.choice(["yes", "no"], n),
+                             "city": rng.choice(["Ayr", "Bude", "Cork"], n), "visits": rng.integers(0, 4, n)})
+
+    rng = np.random.default_rng(5)
+    frame = people(rng, 240)
+    frame["sick"] = ((frame["age"] > 50).astype(int) + 2 * (frame["smoker"] == "yes") + (frame["city"] == "Cork")
+                     + rng.normal(scale=0.6, size=240) >= 2).astype(int)
+    exp = run_method("facets", from_frame(frame, "sick"), {"cv": 2, "max_rows": 4},
+                     RunContext(seed=0, quiet=True))
+    save_run(exp, tmp_path / "run")  # what ``interp run --out`` writes
+    new_rows = people(rng, 60)
+    design = exp.estimator[0].transform(new_rows)  # the card's own 0/1 rows
+    card = score_card(exp.estimator[-1].best_estimator_, exp.payload["feature_names"], design)
+    assert card.integral and 0 < len(card.rows()) <= 4
+    loaded = load_estimator(tmp_path / "run")
+    np.testing.assert_array_equal(loaded.predict(new_rows), card.predict(design))
+    np.testing.assert_array_equal(loaded.predict_proba(new_rows), exp.estimator.predict_proba(new_rows))
+    assert set(card.predict(design)) == {0, 1}  # the rows are not all one class: the check could fail
+    check_stands_alone(_apply_saved, str(tmp_path / "run"), new_rows, disabled=["facets"])

@@ -70,15 +70,16 @@ def test_run_method_returns_figures_and_the_estimator(tmp_path):
     exp = run_method("facets", data, GRID_CV, RunContext(seed=0, quiet=True))
     assert set(exp.figures) == {"path", "heatmaps", "risk"}
     assert all(isinstance(f, Figure) for f in exp.figures.values())
-    assert exp.estimator is not None and hasattr(exp.estimator, "cv_results_")
+    assert exp.estimator is not None and hasattr(exp.estimator[-1], "cv_results_")
+    assert list(exp.estimator.feature_names_in_) == list(data.raw.columns)
     assert interp.Explanation.from_dict(json.loads(exp.to_json())) == exp
-    # the card in the payload predicts like the estimator when the model is integral
+    # the card in the payload predicts like the estimator (which takes the raw rows) when integral
     if exp.payload["fully_integral"]:
         X = data.X
         pts = {r["feature"]: r["points"] for r in exp.payload["score_card"]["rows"]}
         total = sum(pts.get(f, 0) * X[:, j] for j, f in enumerate(data.feature_names))
         card_pred = (total >= exp.payload["score_card"]["integer_threshold"]).astype(int)
-        np.testing.assert_array_equal(card_pred, exp.estimator.predict(X).astype(int))
+        np.testing.assert_array_equal(card_pred, exp.estimator.predict(data.raw).astype(int))
 
 
 @pytest.mark.parametrize(
@@ -111,7 +112,7 @@ def test_the_result_is_typed_sections_a_card_tables_and_figures(tmp_path):
     exp = run_method("facets", data, GRID_CV, RunContext(seed=0, quiet=True))
     card, *rest = exp.sections
     assert isinstance(card, interp.Text) and card.body == interp_facets.score_card(
-        exp.estimator.best_estimator_, data.feature_names, data.X, y=data.y).text()
+        exp.estimator[-1].best_estimator_, data.feature_names, data.X, y=data.y).text()
     assert "risk of 1 by total" in card.body
     tables = [s for s in rest if isinstance(s, interp.Table)]
     comparison, points = tables
@@ -161,6 +162,9 @@ def test_numeric_features_are_thresholded_into_readable_card_rows(tmp_path):
     raw = run_method("facets", data, {"lam": 0.01, "gamma": 1.0, "binarize": "never"},
                      RunContext(seed=0, quiet=True))
     assert raw.payload["feature_names"] == ["age", "income"]
+    # binarised, the saved model takes the columns as given; never, the classifier alone does
+    assert list(exp.estimator.feature_names_in_) == ["age", "income"]
+    assert isinstance(raw.estimator, interp_facets.FacetsClassifier)
 
 
 def test_default_run_prints_a_bounded_card_with_its_risk_table(run, tmp_path):
