@@ -16,7 +16,9 @@ pursuit with back-fitting (eq. 10-12):
 4. the model after each accepted step (sizes 1..K) is simplified term by term
    (``simplify.simplify_term``: closed forms, snapped parameters, dropped coefficients), its
    weights and intercept re-solved (and the terms still Meijer offered once more, against the
-   residual the rewritten ones leave), and scored on held-out rows (``validation_fraction``);
+   residual the rewritten ones leave; a rewrite is refused if the model then predicts the
+   held-out rows far worse), and scored on held-out rows (``validation_fraction``, u clipped to
+   its training range as ``predict`` clips it);
    ``model_selection`` picks the size ``predict`` uses, refitted on every row (``equations_``).
 
 ``SymbolicPursuitRegressor`` fits a real target (or, with ``link="logit"``, probabilities on the
@@ -44,7 +46,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .families import U_FLOOR, Ridge
-from .simplify import simplify_term
+from .simplify import RESOLUTION, simplify_term
 from .terms import Candidate, Term, fit_term, projection
 
 log = logging.getLogger("interp_symbolic")
@@ -57,6 +59,11 @@ SELECTIONS = ("best", "simplest")  # the named values of model_selection (or a n
 # fraction of the held-out target's variance (a held-out R^2 within 0.01 of the best)
 SIMPLEST_TOL = 0.01
 HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the pursuit's starting points
+# a rewrite of a term is refused when the held-out loss grows by more than this fraction (``_holds``):
+# the held-out rows are fewer than the training rows (a quarter at validation_fraction=0.2) and their
+# loss differences noisier,
+# so this check is for rewrites that generalise far worse, not for the 1% the training budget resolves
+HOLDOUT_TOL = 0.1
 SIMPLIFY_PASSES = 2  # passes of the simplification over a model's terms (see ``_simplified``)
 EQUATION_COLUMNS = ("n_terms", "complexity", "train_loss", "test_loss", "r2", "formula", "latex", "sympy")
 
@@ -122,16 +129,24 @@ def _holdout(n, fraction, seed, strata=None) -> Holdout:
 
 
 def _design(terms, Xs):
-    """The terms' values g_k(u_k) on the scaled rows, one column per term."""
-    cols = [tm.ridge.value(tm.theta, projection(tm.v, Xs)[0]) for tm in terms]
+    """The terms' values g_k(u_k) on the scaled rows, one column per term, u clipped to each
+    term's ``u_range`` when it is set, as ``predict`` does."""
+    cols = [tm.ridge.value(tm.theta, tm.argument(Xs)[0]) for tm in terms]
     return np.column_stack(cols) if cols else np.zeros((Xs.shape[0], 0))
 
 
 def _solved(terms, G, t) -> Model:
     """The terms with their weights and the intercept re-solved by least squares on ``t``
-    (``G``: the terms' values, ``_design``); new Term objects, the given ones are untouched."""
+    (``G``: the terms' values, ``_design``); new Term objects, the given ones are untouched.
+
+    The columns are scaled to unit norm before the solve: lstsq's cutoff is relative to the
+    largest singular value, so one term whose values reach 1e20 would otherwise zero the
+    weights of all the others (and leave its own at 1e-21)."""
     A = np.column_stack([np.ones(len(t)), G])
-    coef, *_ = np.linalg.lstsq(A, t, rcond=None)
+    norms = np.linalg.norm(A, axis=0)
+    norms = np.where(np.isfinite(norms) & (norms > 0), norms, 1.0)
+    scaled, *_ = np.linalg.lstsq(A / norms, t, rcond=None)
+    coef = scaled / norms
     return Model(tuple(Term(tm.ridge, tm.theta, tm.v, w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
 
 
@@ -141,47 +156,83 @@ def _mse(model: Model, G, t) -> float:
     return float(np.mean((t - model.intercept - G @ w) ** 2))
 
 
-def _simplified(model: Model, Xs, t, forms, tol, maxiter) -> Model:
-    """``model`` after simplification passes (``_simplify_pass``), its weights and intercept
-    re-solved after each: a second pass offers the terms still Meijer again, since a rewrite of
-    a later term and the re-solved weights change the residual they face."""
+@dataclass(frozen=True)
+class Rows:
+    """Min-max scaled rows ``Xs`` and the target ``t`` on them."""
+
+    Xs: np.ndarray
+    t: np.ndarray
+
+
+def _simplified(model: Model, fit: Rows, check: Rows | None, forms, tol, maxiter) -> Model:
+    """``model`` after simplification passes (``_simplify_pass``) on the rows ``fit``, its
+    weights and intercept re-solved after each: a second pass offers the terms still Meijer
+    again, since a rewrite of a later term and the re-solved weights change the residual they
+    face.  A rewrite is kept only if the model predicts the held-out rows ``check`` (when
+    given) nearly as well (``_holds``)."""
     curves: dict = {}  # the forms' fits at fixed u, shared by the passes (``simplify_term``)
     for _ in range(SIMPLIFY_PASSES):
         meijer = [tm.orders is not None for tm in model.terms]
         if not any(meijer):
             break
-        model = _simplify_pass(model, Xs, t, forms, tol, maxiter, meijer, curves)
+        model = _simplify_pass(model, fit, check, forms, tol, maxiter, meijer, curves)
         if [tm.orders is not None for tm in model.terms] == meijer:
             break  # nothing was rewritten: another pass would offer the same terms the same residuals
     return model
 
 
-def _simplify_pass(model: Model, Xs, t, forms, tol, maxiter, offered, curves) -> Model:
+def _simplify_pass(model: Model, fit: Rows, check, forms, tol, maxiter, offered, curves) -> Model:
     """Each term of ``model`` with ``offered`` True given to ``simplify_term`` in turn, against
-    the residual of the others (the earlier ones already simplified), then the weights and
-    intercept re-solved.  Eight parameters: ``_simplified``'s and the pass's own two."""
+    the residual of the others on ``fit`` (the earlier ones already simplified), the rewrite
+    kept if ``_holds`` on ``check``; then the weights and intercept re-solved.  Eight
+    parameters: ``_simplified``'s and the pass's own two."""
     terms = list(model.terms)
-    G = _design(terms, Xs)
+    G = _design(terms, fit.Xs)
     w = np.array([tm.weight for tm in terms])
     for k, tm in enumerate(terms):
         if not offered[k]:
             continue
-        residual = t - model.intercept - (G @ w - G[:, k] * w[k])
-        terms[k] = simplify_term(tm, Xs, residual, forms, tol, maxiter, curves).term
-        G[:, k] = _design(terms[k:k + 1], Xs)[:, 0]
-        w[k] = terms[k].weight
-    return _solved(terms, G, t)
+        residual = fit.t - model.intercept - (G @ w - G[:, k] * w[k])
+        new = simplify_term(tm, fit.Xs, residual, forms, tol, maxiter, curves).term
+        trial, Gt = terms[:k] + [new] + terms[k + 1:], G.copy()
+        Gt[:, k] = _design([new], fit.Xs)[:, 0]
+        if check is None or _holds(_solved(terms, G, fit.t), _solved(trial, Gt, fit.t), fit, check, tol):
+            terms, G = trial, Gt
+            w[k] = new.weight
+    return _solved(terms, G, fit.t)
+
+
+def _holds(old: Model, new: Model, fit: Rows, check: Rows, tol) -> bool:
+    """Whether ``new`` (a rewrite of ``old``, both solved on ``fit``) predicts the held-out rows
+    ``check`` nearly as well: within the old loss plus ``HOLDOUT_TOL`` (or ``tol``, if larger)
+    times the larger of it and ``RESOLUTION`` of the target's variance.  A rewrite that fits
+    the training rows as well can still generalise far worse (a power u^-2.5 fitted to a step
+    near the ReLU floor), which only held-out rows show.  Both models are scored as
+    ``predict`` would, u clipped to its range on ``fit``."""
+    if not len(check.t):
+        return True
+    losses = []
+    for model in (old, new):
+        _measure_ranges(model.terms, fit.Xs)
+        losses.append(_mse(model, _design(model.terms, check.Xs), check.t))
+    before, after = losses
+    return bool(after <= before + max(tol, HOLDOUT_TOL) * max(before, RESOLUTION * float(np.var(check.t))))
 
 
 def _refitted(model: Model, Xs, t) -> Model:
     """``model`` with its weights and intercept refitted on every row, and each term's argument
     range ``u_range`` (to which predictions clip u) measured on them."""
     final = _solved(model.terms, _design(model.terms, Xs), t)
-    for tm in final.terms:
+    _measure_ranges(final.terms, Xs)
+    return final
+
+
+def _measure_ranges(terms, Xs) -> None:
+    """Set each term's ``u_range`` to the range of its argument on the rows ``Xs``."""
+    for tm in terms:
         lin = tm.linear(Xs)
         lo = max(U_FLOOR, float(lin.min()))
         tm.u_range = (lo, max(lo, float(lin.max())))
-    return final
 
 
 def _select(table, choice, scale) -> int:
@@ -284,7 +335,8 @@ class _SymbolicPursuit(BaseEstimator):
                 from .closed_forms import registered_closed_forms
 
                 forms = registered_closed_forms()
-                models = [_simplified(m, Xs[rows.train], t[rows.train], forms, self.simplify_tol, self.maxiter)
+                fit, check = Rows(Xs[rows.train], t[rows.train]), Rows(Xs[rows.test], t[rows.test])
+                models = [_simplified(m, fit, check, forms, self.simplify_tol, self.maxiter)
                           for m in models]
             self._tabulate(models, Xs, t, rows)
             self._importances(X)
@@ -406,6 +458,8 @@ class _SymbolicPursuit(BaseEstimator):
         import pandas as pd
 
         views = [self._view(_refitted(m, Xs, t)) for m in models]
+        for m in models:  # held-out rows are scored the way predict clips them: to the training range
+            _measure_ranges(m.terms, Xs[rows.train])
         records = [self._record(m, view, Xs, t, rows) for m, view in zip(models, views)]
         self.equations_ = pd.DataFrame(records, columns=list(EQUATION_COLUMNS))
         self.equations_["complexity"] = self.equations_["complexity"].astype("Int64")

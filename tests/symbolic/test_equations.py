@@ -223,3 +223,53 @@ def test_a_custom_family_is_kept_by_simplify():
     assert est.terms_[0].family == Quadratic.name
     assert est.score(X, y) > 0.999
     np.testing.assert_allclose(est.numpy_function()(X.to_numpy()), est.predict(X), rtol=1e-8, atol=1e-10)
+
+
+# -- the weights' solve and the held-out checks (breast-cancer MLP regression of issue 16) ------
+
+def _power_term(t, weight=1.0):
+    from interp_symbolic.closed_forms import Power
+    from interp_symbolic.families import Ridge
+    from interp_symbolic.terms import Term
+
+    return Term(Ridge(Power()), [t], [1.0], weight)
+
+
+def test_a_term_with_huge_values_does_not_erase_the_other_weights():
+    """lstsq's cutoff is relative to the largest singular value: a column of 1e20s (a Meijer
+    term blowing up near the ReLU floor) once zeroed every other weight."""
+    from interp_symbolic.estimator import _solved
+
+    x = np.random.default_rng(0).uniform(0.05, 1, size=200)
+    G = np.column_stack([x, 1e20 * x**2])
+    target = 1 + 3 * x + 2 * x**2  # weights 3 and 2e-20 exactly, intercept 1
+    model = _solved([_power_term(1.0), _power_term(2.0)], G, target)
+    np.testing.assert_allclose([model.intercept] + [tm.weight for tm in model.terms], [1, 3, 2e-20], rtol=1e-8)
+
+
+def test_held_out_rows_are_scored_clipped_to_the_training_range_as_predict_does():
+    from interp_symbolic.estimator import _design
+
+    x = np.linspace(0, 1, 11)
+    term = _power_term(-2.0)
+    term.u_range = (0.3, 0.6)
+    np.testing.assert_allclose(_design([term], x[:, None])[:, 0], np.clip(x, 0.3, 0.6) ** -2.0)
+
+
+def test_a_rewrite_exact_on_the_fitted_rows_but_off_on_held_out_ones_is_refused():
+    """Two rows' values fix any form up to weight and offset: u^-2 fits x at u in {0.2, 0.8}
+    exactly, but predicts 0.7376 at u = 0.5 where x is 0.5 (brute force: the line through
+    (25, 0.2) and (1.5625, 0.8) at 4)."""
+    from interp_symbolic.estimator import Rows, _holds, _solved
+
+    fit_x, check_x = np.repeat([0.2, 0.8], 5), np.full(4, 0.5)
+    fit, check = Rows(fit_x[:, None], fit_x), Rows(check_x[:, None], check_x)
+
+    def solved(t):
+        return _solved([_power_term(t)], fit_x[:, None] ** t, fit_x)
+
+    exact, inverse_square = solved(1.0), solved(-2.0)
+    assert np.mean((inverse_square.intercept + inverse_square.terms[0].weight * fit_x**-2.0 - fit_x) ** 2) < 1e-20
+    assert _holds(exact, solved(1.0), fit, check, tol=0.01)
+    assert not _holds(exact, inverse_square, fit, check, tol=0.01)
+    assert _holds(exact, inverse_square, fit, Rows(check.Xs[:0], check.t[:0]), tol=0.01)  # nothing held out
