@@ -260,10 +260,7 @@ class _FacetsCVBase(BaseEstimator):
         return objective, SolverOptions(solver, tol, max_iter), snap_tol
 
     def _limits(self) -> RowLimits:
-        limits = RowLimits(self.max_rows, self.max_points)
-        if limits.max_rows is not None and not self.fit_intercept:
-            raise InputError("max_rows needs fit_intercept=True (the card search refits the threshold)")
-        return limits
+        return RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept)
 
     def _cv_rows(self, y_orig) -> np.ndarray | None:
         """The rows the grid runs on: None (all of them) up to ``max_cv_rows`` rows, else that
@@ -335,13 +332,13 @@ class _FacetsCVBase(BaseEstimator):
         self.best_gamma_, self.best_beta_ = float(self.gammas_[g]), float(self.betas_[b])
         self.best_lam_ = self.best_beta_ * self.best_gamma_**2
         est = self._best_estimator()
+        X, y_num = est._validate(X, y)
         card = None if found.best < 0 else found.cards[g]
         if card is not None and self.subsampled_:  # the grid's card, searched again on every row
-            y_num = est._validate(X, y)[1]
             card = local_search(X, y_num, card.points, self._loss, self.max_rows, self.max_points)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            est._fit(*est._validate(X, y), self.coefs_path_[g, b], self.intercepts_path_[g, b], card=card)
+            est._fit(X, y_num, self.coefs_path_[g, b], self.intercepts_path_[g, b], card=card)
         self._adopt(est)
         self.n_iter_ = int(sum(p.n_iter.sum() for p in found.paths) + est.n_iter_)
 

@@ -82,9 +82,7 @@ class _FacetsBase(BaseEstimator):
         gamma = check_positive("gamma", self.gamma)
         tol = check_positive("tol", self.tol)
         snap_tol = check_snap_tol(self.snap_tol)
-        limits = RowLimits(self.max_rows, self.max_points)
-        if limits.max_rows is not None and not self.fit_intercept:
-            raise InputError("max_rows needs fit_intercept=True (the card search refits the threshold)")
+        limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept)
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
                               gamma=gamma, fit_intercept=bool(self.fit_intercept),
                               max_points=limits.max_points)

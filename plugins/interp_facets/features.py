@@ -208,7 +208,7 @@ def _keep_mask(B: np.ndarray) -> np.ndarray:
     B = B.astype(np.int64)
     constant = B.min(axis=0) == B.max(axis=0)
     weights = np.random.default_rng(0).integers(1, 2**31, size=n, dtype=np.int64)
-    hashes = [int(weights @ B[:, j]) for j in range(p)]  # a column at a time: O(n) memory
+    hashes = (weights @ B).tolist()  # one integer hash per column
     total = int(weights.sum())
     kept: dict[int, list[int]] = {}
     for j in range(p):

@@ -138,8 +138,8 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
     if X is not None:
         Xa = np.asarray(X, dtype=float)
         integer_features = bool(np.all(Xa == np.round(Xa)))
-        binary_features = is_binary(Xa)
-        units = tuple(f for f, x in zip(feature_names, Xa.T) if not is_binary(x[:, None]))
+        units = tuple(f for f, x in zip(feature_names, Xa.T) if not is_binary(x))
+        binary_features = not units
         if y is not None:
             risk = _risk_table(Xa, y, points, classes, integer_features)
     return ScoreCard(

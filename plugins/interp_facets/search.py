@@ -80,6 +80,15 @@ class RowLimits:
     max_rows: int | None = attrs.field(default=None, converter=lambda v: _check_limit("max_rows", v))
     max_points: int | None = attrs.field(default=None, converter=lambda v: _check_limit("max_points", v))
 
+    @classmethod
+    def checked(cls, max_rows, max_points, fit_intercept: bool) -> "RowLimits":
+        """The limits of an estimator's parameters; a one-line InputError also when ``max_rows``
+        is set without an intercept (the card search refits the threshold)."""
+        limits = cls(max_rows, max_points)
+        if limits.max_rows is not None and not fit_intercept:
+            raise InputError("max_rows needs fit_intercept=True (the card search refits the threshold)")
+        return limits
+
 
 @attrs.frozen(eq=False)
 class Card:
@@ -111,10 +120,7 @@ class Moves:
 def card_losses(X, y, U, loss: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For every row of ``U`` (cards, (m, d)): the re-fitted scale a, intercept b and loss
     ``loss(a X u + b, y)`` (see :mod:`.refit`)."""
-    return _total_losses(X @ np.atleast_2d(U).T, y, loss)
-
-
-def _total_losses(S, y, loss: str):
+    S = X @ np.atleast_2d(U).T
     a, b = refit_scale(S, y, loss, ridge=RIDGE)
     return a, b, get_datafit(loss).column_values(S * a + b, y)
 
@@ -210,14 +216,15 @@ def neighbourhood(u, max_rows: int, bound: int) -> Moves:
     return Moves(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("j1", "d1", "j2", "d2")))
 
 
-def predicted_changes(X, y, s, a: float, b: float, moves: Moves, loss: str) -> np.ndarray:
-    """The second-order model's change of F for every move (module docstring), O(n d k)."""
+def predicted_changes(X, X2, y, s, a: float, b: float, moves: Moves, loss: str) -> np.ndarray:
+    """The second-order model's change of F for every move (module docstring), O(n d k);
+    ``X2 = X * X``, the same at every step of a search."""
     g, w = get_datafit(loss).gradient_and_curvature(a * s + b, y)
     c = X.T @ g  # (d,)
     Pw = np.stack([X.T @ (w * s), X.T @ w])  # Q' W x_j, (2, d)
     Wq = np.array([[w @ (s * s), w @ s], [w @ s, w.sum()]])
     Wq_inv = np.linalg.pinv(Wq)
-    diag = (X * X).T @ w  # x_j' W x_j
+    diag = X2.T @ w  # x_j' W x_j
     single = moves.j2 < 0
     j2 = np.where(single, moves.j1, moves.j2)
     d2 = np.where(single, 0, moves.d2)
@@ -275,6 +282,7 @@ def local_search(X, y, u0, loss: str, max_rows: int | None = None, max_points: i
     u = feasible(u0, max_rows, max_points)
     k = X.shape[1] if max_rows is None else int(max_rows)
     n_exact = max(N_EXACT, EXACT_BUDGET // max(X.shape[0], 1))
+    X2 = X * X
     a, b, f = _refit_objective(X, y, u, loss)
     floor = LOSS_FLOOR * card_losses(X, y, np.zeros_like(u), loss)[2][0]
     steps = 0
@@ -284,7 +292,7 @@ def local_search(X, y, u0, loss: str, max_rows: int | None = None, max_points: i
         moves = neighbourhood(u, k, bound)
         if moves.size == 0:
             break
-        order = np.argsort(predicted_changes(X, y, s, a, b, moves, loss), kind="stable")[:n_exact]
+        order = np.argsort(predicted_changes(X, X2, y, s, a, b, moves, loss), kind="stable")[:n_exact]
         found = _best_move(X, y, s, Card(u, a, b, f), moves, order, loss)
         if found is None:
             break
@@ -341,14 +349,16 @@ class CappedPath:
     start: int
 
 
-def capped_path(X, y, objective: Objective, lams, max_rows: int, options: SolverOptions) -> CappedPath:
+def capped_path(X, y, objective: Objective, lams, max_rows: int, options: SolverOptions,
+                gram: tuple[np.ndarray, np.ndarray] | None = None) -> CappedPath:
     """The path of ``objective`` down ``lams`` (decreasing), stopped once a fit has more than
-    ``max_rows`` rows: weaker fits would only add rows the card cannot keep."""
+    ``max_rows`` rows: weaker fits would only add rows the card cannot keep.  ``gram``
+    (:func:`.problem.gram_matrix` of ``X``) may be given to reuse it across gammas."""
     lams = np.asarray(lams, dtype=float)
     X = np.asfortranarray(X, dtype=float)
     U, B = np.zeros((lams.size, X.shape[1])), np.zeros(lams.size)
     iters = np.zeros(lams.size, dtype=int)
-    gram = gram_matrix(X)
+    gram = gram_matrix(X) if gram is None else gram
     metric = step_metric(X, objective, options.precondition, gram)
     start, seed = WarmStart(), -1
     # with no more features than rows allowed, no fit can have too many: only the last matters
@@ -387,9 +397,11 @@ def search_grid(X, y, objective: Objective, gammas, lams, limits: RowLimits,
     (one point is worth gamma); the gammas play the part of FasterRisk's multipliers.
     """
     paths, cards = [], []
+    X_paths = np.asfortranarray(X, dtype=float)  # the paths' copy and Gram matrix, made once
+    gram = gram_matrix(X_paths)
     for g, gamma in enumerate(np.ravel(gammas)):
         at_gamma = attrs.evolve(objective, gamma=float(gamma))
-        path = capped_path(X, y, at_gamma, lams[g], limits.max_rows, options)
+        path = capped_path(X_paths, y, at_gamma, lams[g], limits.max_rows, options, gram)
         paths.append(path)
         card = None
         if path.start >= 0:
