@@ -198,11 +198,14 @@ class _Bug(_Exit2):
     exit_code = 1
 
 
-# click calls the command with every option of `interp run` as a keyword, hence the long signature
 def _run(plugin: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
          seed: int, quiet: bool, n_jobs: int | None, model_file: str | None, trust_model_file: bool,
          debug: bool, **options: Any) -> None:
-    """Run one interpretation method on a data set (see --plugin NAME --help for its options)."""
+    """Run one interpretation method on a data set (see --plugin NAME --help for its options).
+
+    \f
+    Twelve parameters because click calls the command with every option of ``interp run`` as a
+    keyword (the method's own options arrive in ``options``)."""
     loaded = _load_data(data, target, dataset)
     model = _load_model(model_file, trust_model_file) if model_file is not None else None
     run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
