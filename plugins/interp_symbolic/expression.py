@@ -21,6 +21,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -80,18 +81,37 @@ def _exact(v):
 
 
 def _closed_form(a_s, b_s, zlo, zhi):
-    """hyperexpand of G(a; b | Z) as a function of a positive symbol Z, or None."""
-    Z = sp.Symbol("Z", positive=True)
+    """hyperexpand of G(a; b | Z) as a function of a positive symbol Z, or None (memoised like
+    ``hypergeometric_form``: a term left unchanged from one model size to the next, or printed
+    again, is expanded once; a time-out is not remembered)."""
+    key = lambda groups: tuple(tuple(float(v) for v in g) for g in groups)  # noqa: E731
+    try:
+        return _cached_closed_form(key(a_s), key(b_s), float(zlo), float(zhi)), _CLOSED_Z
+    except _Timeout:
+        return None, _CLOSED_Z
+
+
+_CLOSED_Z = sp.Symbol("Z", positive=True)  # the argument of ``_closed_form``'s expression
+
+
+@lru_cache(maxsize=256)
+def _cached_closed_form(a_s: tuple, b_s: tuple, zlo: float, zhi: float):
+    """``_closed_form``'s expression, or None; raises ``_Timeout`` (not cached) when hyperexpand
+    ran out of time or cannot be timed (outside the main thread)."""
+    Z = _CLOSED_Z
+    a_s, b_s = [list(g) for g in a_s], [list(g) for g in b_s]
     ea = [[_exact(v) for v in grp] for grp in a_s]
     eb = [[_exact(v) for v in grp] for grp in b_s]
     try:
         with _time_limit(HYPEREXPAND_SECONDS):
             expr = sp.hyperexpand(sp.meijerg(ea, eb, Z))
             expr = sp.unpolarify(expr)
-    except (_Timeout, Exception):  # noqa: BLE001 - keep the meijerg form
-        return None, Z
+    except _Timeout:
+        raise
+    except Exception:  # noqa: BLE001 - keep the meijerg form
+        return None
     if expr.has(sp.meijerg) or expr.has(sp.I) or expr.has(sp.exp_polar) or expr.has(sp.hyper):
-        return None, Z
+        return None
     try:
         f = sp.lambdify([Z], expr, modules=["scipy", "numpy"])
         zs = np.geomspace(max(zlo, 1e-6), max(zhi, 2e-6), 9)
@@ -99,12 +119,12 @@ def _closed_form(a_s, b_s, zlo, zhi):
             got = np.asarray(f(zs), dtype=complex) * np.ones_like(zs)
         want = meijerg(a_s, b_s, zs)
         if np.max(np.abs(got.imag)) > 1e-12 * (1 + np.max(np.abs(want))):
-            return None, Z
+            return None
         if not np.all(np.abs(got.real - want) <= 1e-10 * (np.abs(want) + 1e-12)):
-            return None, Z
+            return None
     except Exception:  # noqa: BLE001
-        return None, Z
-    return expr, Z
+        return None
+    return expr
 
 
 @dataclass(frozen=True)
@@ -135,11 +155,6 @@ def direction(v, data_min, data_range) -> tuple[np.ndarray, float]:
     unscaled rows x (x' = (x - data_min) / data_range)."""
     c = v / (np.linalg.norm(v) * math.sqrt(len(v)) * data_range)
     return c, float(-c @ data_min)
-
-
-def folded_direction(est, tm) -> tuple[np.ndarray, float]:
-    """``direction`` of the term ``tm`` of the fitted ``est``."""
-    return direction(tm.v, est.data_min_, est.data_range_)
 
 
 def _clipped_argument(tm, xs, c, c0):
@@ -279,7 +294,7 @@ def readable_terms(est) -> tuple[ReadableTerm, ...]:
     for tm in est.terms_:
         shape = tm.closed_form if tm.closed_form is not None else term_form(tm).shape
         shape, scale = _folded(tm, shape)
-        c, c0 = folded_direction(est, tm)
+        c, c0 = direction(tm.v, est.data_min_, est.data_range_)
         lo, hi = _u_range(tm)
         out.append(ReadableTerm(tm.weight, shape, scale * c, scale * c0, (scale * lo, scale * hi)))
     return tuple(out)
@@ -300,7 +315,7 @@ def lambdify_expression(est):
     mods = {"meijerg": _np_meijerg}
     for k, tm in enumerate(est.terms_):
         if tm.orders is None:
-            u = _clipped_argument(tm, xs, *folded_direction(est, tm))
+            u = _clipped_argument(tm, xs, *direction(tm.v, est.data_min_, est.data_range_))
             expr = expr.xreplace({sp.Function(tm.family)(u): sp.Function(f"_ridge_{k}")(u)})
             mods[f"_ridge_{k}"] = _custom_ridge_function(tm)
     f = sp.lambdify(xs, expr, modules=[mods, "scipy", "numpy"])

@@ -36,6 +36,7 @@ from sympy.printing.mathml import MathMLPresentationPrinter
 from sympy.printing.str import StrPrinter
 
 from .meijer import meijerg
+from .meijer.series import Parameters, common_side
 
 Z = sp.Symbol("z", positive=True)  # the G-function's argument in ``hypergeometric_form``
 CHECK_RTOL = 1e-8  # the Slater sum must equal our meijerg to this relative error on the range
@@ -120,17 +121,17 @@ def _poles(a1, a2, b1, b2) -> tuple[Pole, ...] | None:
 
 def slater_sum(a_s, b_s, z_lo: float, z_hi: float) -> SlaterSum | None:
     """The Slater sum that converges on [z_lo, z_hi] (mpmath's argument convention:
-    ``a_s = [[a_1..a_n], [a_{n+1}..a_p]]``, ``b_s = [[b_1..b_m], [b_{m+1}..b_q]]``), or None."""
-    (a1, a2), (b1, b2) = ([float(v) for v in g] for g in a_s), ([float(v) for v in g] for g in b_s)
-    m, n, p, q = len(b1), len(a1), len(a1) + len(a2), len(b1) + len(b2)
-    if p < q or (p == q and z_hi < 1):
-        poles, sign, reciprocal = _poles(a1, a2, b1, b2), _sign(p - m - n), False
-    elif p > q or z_lo > 1:
-        poles = _poles([1 - v for v in b1], [1 - v for v in b2], [1 - v for v in a1], [1 - v for v in a2])
-        sign, reciprocal = _sign(q - m - n), True
-    else:
+    ``a_s = [[a_1..a_n], [a_{n+1}..a_p]]``, ``b_s = [[b_1..b_m], [b_{m+1}..b_q]]``), or None:
+    the expansion our ``meijerg`` would sum at every point of the range (``series.common_side``),
+    in 1/z that of the mirrored parameters (``Parameters.mirrored``)."""
+    par = Parameters.from_mpmath(a_s, b_s)
+    direct = common_side(par.p, par.q, np.array([z_lo, z_hi]))
+    if direct is None:
         return None
-    return None if poles is None else SlaterSum(poles, sign, reciprocal)
+    side = par if direct else par.mirrored()
+    a, b = side.a.tolist(), side.b.tolist()
+    poles = _poles(a[:side.n], a[side.n:], b[:side.m], b[side.m:])
+    return None if poles is None else SlaterSum(poles, _sign(side.p - side.m - side.n), not direct)
 
 
 def named_hypergeometric(upper, lower, x):
