@@ -30,6 +30,8 @@ from interp import RidgeFamily, plugin_manager, registry
 from scipy import special
 from scipy.optimize import least_squares
 
+from .families import bound_arrays
+
 __all__ = ["ClosedForm", "Outer", "Scaled", "CurveFit", "builtin_closed_forms", "registered_closed_forms",
            "fit_curve", "exact_number", "HOOK"]
 
@@ -109,7 +111,7 @@ class ClosedForm(RidgeFamily):
         for i, (lo, hi) in enumerate(self.bounds):
             if lo is not None and hi is not None and not lo < hi:
                 self.fail(f"bounds[{i}] = ({lo}, {hi}) is empty")
-        if not _inside(np.asarray(self.init_theta), self.bounds):
+        if not inside_bounds(np.asarray(self.init_theta), self.bounds):
             self.fail(f"init_theta {self.init_theta} is outside the bounds {self.bounds}")
         if self.grid and len(self.grid) != P:
             self.fail(f"grid has {len(self.grid)} axes for {P} parameters")
@@ -132,7 +134,7 @@ class ClosedForm(RidgeFamily):
             if all(c is None for c in choice):
                 continue
             snapped = np.array([theta[i] if c is None else c[0] for i, c in enumerate(choice)])
-            if _inside(snapped, self.bounds):
+            if inside_bounds(snapped, self.bounds):
                 size = sum(c[1] for c in choice if c is not None)
                 combos.append((-sum(c is not None for c in choice), size, snapped))
         combos.sort(key=lambda c: c[:2])
@@ -145,7 +147,8 @@ def _normalised_bounds(bounds, P: int) -> tuple[tuple[float | None, float | None
     return tuple((None if lo is None else float(lo), None if hi is None else float(hi)) for lo, hi in bounds)
 
 
-def _inside(theta: np.ndarray, bounds) -> bool:
+def inside_bounds(theta: np.ndarray, bounds) -> bool:
+    """Whether ``theta`` is finite and within ``bounds`` ((lo, hi) pairs, None for no bound)."""
     return bool(np.all(np.isfinite(theta))) and all(
         (lo is None or x >= lo) and (hi is None or x <= hi) for x, (lo, hi) in zip(theta, bounds))
 
@@ -238,14 +241,20 @@ class CurveFit:
 def _projected(form: ClosedForm, u: np.ndarray, yc: np.ndarray):
     """(residual(theta), jacobian(theta)) of the variable-projection problem: the centred values
     ``yc`` minus their projection on the centred g(theta, u), and Kaufman's Jacobian of it (the
-    derivative of g projected off span(1, g), times the weight)."""
+    derivative of g projected off span(1, g), times the weight).  The optimisers ask for both
+    at one theta in turn, so g there is computed once (``last``)."""
+    last: dict = {}
+
     def parts(theta):
-        with np.errstate(all="ignore"):
-            g = np.asarray(form.value(theta, u), dtype=float)
-        gc = g - g.mean()
-        gg = float(gc @ gc)
-        ok = np.isfinite(gg) and gg > 1e-300
-        return gc, gg, (float(gc @ yc) / gg if ok else 0.0), ok
+        key = np.asarray(theta, dtype=float).tobytes()
+        if last.get("key") != key:
+            with np.errstate(all="ignore"):
+                g = np.asarray(form.value(theta, u), dtype=float)
+            gc = g - g.mean()
+            gg = float(gc @ gc)
+            ok = np.isfinite(gg) and gg > 1e-300
+            last.update(key=key, parts=(gc, gg, (float(gc @ yc) / gg if ok else 0.0), ok))
+        return last["parts"]
 
     def residual(theta):
         gc, _, w, ok = parts(theta)
@@ -264,18 +273,12 @@ def _projected(form: ClosedForm, u: np.ndarray, yc: np.ndarray):
     return residual, jacobian
 
 
-def _bounds_arrays(form: ClosedForm) -> tuple[np.ndarray, np.ndarray]:
-    lo = np.array([-np.inf if b is None else b for b, _ in form.bounds])
-    hi = np.array([np.inf if b is None else b for _, b in form.bounds])
-    return lo, hi
-
-
 def _least_squares_fit(form: ClosedForm, u: np.ndarray, yc: np.ndarray, theta0,
                        max_nfev: int) -> tuple[float, np.ndarray]:
     """(mean squared residual, theta) of a bounded variable-projection least-squares fit to the
     centred values ``yc`` from ``theta0``; (inf, theta0) when g is not finite there."""
     residual, jacobian = _projected(form, u, yc)
-    lo, hi = _bounds_arrays(form)
+    lo, hi = bound_arrays(form.bounds)
     x0 = np.clip(np.asarray(theta0, dtype=float), lo, hi)
     if not np.all(np.isfinite(residual(x0))):
         return math.inf, x0
@@ -292,7 +295,7 @@ def _damped_gauss_newton(form: ClosedForm, u: np.ndarray, yc: np.ndarray, theta0
     when g is not finite there.  Much cheaper per call than ``least_squares`` (nothing to set
     up), which matters when many grid points are polished."""
     residual, jacobian = _projected(form, u, yc)
-    lo, hi = _bounds_arrays(form)
+    lo, hi = bound_arrays(form.bounds)
     x = np.clip(np.asarray(theta0, dtype=float), lo, hi)
     r = residual(x)
     loss = float(r @ r)

@@ -91,11 +91,11 @@ def _log_odds(p):
 
 
 def _is_int(v) -> bool:
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)  # numpy integers are Integral
 
 
 def _is_real(v) -> bool:
-    return isinstance(v, (numbers.Real, np.floating, np.integer)) and not isinstance(v, (bool, np.bool_))
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)  # numpy floats are Real, np.bool_ is not
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,7 @@ class Ridge:
             # a custom family may bound its parameters (a ClosedForm does); None = no bound
             bounds = family.bounds
             self.bounds = [(None, None)] * len(self.init) if bounds is None else [tuple(b) for b in bounds]
-            lo = [-np.inf if b is None else b for b, _ in self.bounds]
-            hi = [np.inf if b is None else b for _, b in self.bounds]
-            self.init = np.clip(self.init, lo, hi)
+            self.init = np.clip(self.init, *bound_arrays(self.bounds))
 
     def split(self, theta):
         m, n, p, q = self.orders
@@ -95,6 +93,14 @@ class Ridge:
             return np.asarray(self.family.value(theta, u), dtype=float)
         a_s, b_s, s, r = self.split(theta)
         return _in_chunks(meijerg, a_s, b_s, np.asarray(s * u ** r, dtype=float), max_fallback)
+
+
+def bound_arrays(bounds) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) arrays of (lo, hi) pairs, None as -inf / inf: the bounds as ``np.clip`` and
+    ``scipy.optimize.least_squares`` take them."""
+    lo = np.array([-np.inf if b is None else b for b, _ in bounds], dtype=float)
+    hi = np.array([np.inf if b is None else b for _, b in bounds], dtype=float)
+    return lo, hi
 
 
 def _in_chunks(evaluate, a_s, b_s, z, max_fallback):

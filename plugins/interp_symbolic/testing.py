@@ -26,7 +26,7 @@ import numpy as np
 import sympy as sp
 from interp.testing import ContractError, check_ridge_family
 
-from .closed_forms import ClosedForm, fit_curve
+from .closed_forms import ClosedForm, fit_curve, inside_bounds
 
 __all__ = ["check_closed_form", "sample_theta", "CHECK_POINTS", "RECOVERY_POINTS", "RECOVERY_RTOL"]
 
@@ -66,8 +66,7 @@ def sample_theta(form: ClosedForm, rng: np.random.Generator) -> np.ndarray:
 
 def _inside(form: ClosedForm, theta) -> bool:
     theta = np.asarray(theta, dtype=float)
-    return theta.shape == (len(form.init_theta),) and bool(np.all(np.isfinite(theta))) and all(
-        (lo is None or x >= lo) and (hi is None or x <= hi) for x, (lo, hi) in zip(theta, form.bounds))
+    return theta.shape == (len(form.init_theta),) and inside_bounds(theta, form.bounds)
 
 
 def _check_expression(form: ClosedForm, theta: np.ndarray, u: np.ndarray) -> None:

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import sympy
-from interp.testing import check_stands_alone
+from interp.testing import check_stands_alone, registered
 
-from interp import hookimpl, registry
+from interp import hookimpl
 from interp_symbolic import SymbolicPursuitClassifier, SymbolicPursuitRegressor
 from interp_symbolic.closed_forms import ClosedForm
 from interp_symbolic.estimator import EQUATION_COLUMNS, SIMPLEST_TOL
@@ -213,13 +213,10 @@ class _QuadraticPlugin:
 
 def test_a_custom_family_is_kept_by_simplify():
     """A third-party (non-Meijer) family: simplify leaves its terms as they are."""
-    registry.register_plugin(_QuadraticPlugin(), "test-simplify-quadratic")
-    try:
+    with registered(_QuadraticPlugin(), "test-simplify-quadratic"):
         X = _frame(150, 9)
         y = (X.a + X.b) ** 2
         est = SymbolicPursuitRegressor(max_terms=1, families=[Quadratic.name], **FAST).fit(X, y)
-    finally:
-        registry.unregister_plugin("test-simplify-quadratic")
     assert est.terms_[0].family == Quadratic.name
     assert est.score(X, y) > 0.999
     np.testing.assert_allclose(est.numpy_function()(X.to_numpy()), est.predict(X), rtol=1e-8, atol=1e-10)
