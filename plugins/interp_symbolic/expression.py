@@ -20,12 +20,12 @@ import signal
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 import sympy as sp
 
+from .closed_forms import exact_number
 from .families import U_FLOOR
 from .hypergeometric import Z as HYPER_Z
 from .hypergeometric import hypergeometric_form
@@ -74,12 +74,6 @@ def feature_symbols(est):
     return [sp.Symbol(str(n), real=True) for n in names]
 
 
-def _exact(v):
-    """A parameter as a small-denominator Rational when it is one to 1e-13, else a Float."""
-    fr = Fraction(v).limit_denominator(12)
-    return sp.Rational(fr.numerator, fr.denominator) if abs(float(fr) - v) < 1e-13 else sp.Float(v)
-
-
 def _closed_form(a_s, b_s, zlo, zhi):
     """hyperexpand of G(a; b | Z) as a function of a positive symbol Z, or None (memoised like
     ``hypergeometric_form``: a term left unchanged from one model size to the next, or printed
@@ -100,8 +94,8 @@ def _cached_closed_form(a_s: tuple, b_s: tuple, zlo: float, zhi: float):
     ran out of time or cannot be timed (outside the main thread)."""
     Z = _CLOSED_Z
     a_s, b_s = [list(g) for g in a_s], [list(g) for g in b_s]
-    ea = [[_exact(v) for v in grp] for grp in a_s]
-    eb = [[_exact(v) for v in grp] for grp in b_s]
+    ea = [[exact_number(v) for v in grp] for grp in a_s]
+    eb = [[exact_number(v) for v in grp] for grp in b_s]
     try:
         with _time_limit(HYPEREXPAND_SECONDS):
             expr = sp.hyperexpand(sp.meijerg(ea, eb, Z))
