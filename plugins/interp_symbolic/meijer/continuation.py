@@ -28,7 +28,6 @@ from functools import lru_cache
 
 import attrs
 import numpy as np
-from scipy.special import gammaln
 
 from .bounds import EPS, ROUNDING_CONSTANTS, STD_DEVS, TOL, choose_K
 from .coefficients import cached_block_coeffs, k_tables
@@ -95,7 +94,7 @@ def _monic(roots: np.ndarray) -> np.ndarray:
 def _exp_taylor(I: int) -> np.ndarray:
     """(I, I): entry (i, k) = 1 / (i - k)! for k <= i (the product with e^tau), read-only."""
     i = np.arange(I)
-    v = np.exp(-gammaln(np.maximum(i[:, None] - i[None, :], 0) + 1.0)) * (i[:, None] >= i[None, :])
+    v = np.exp(k_tables(I).log_weight[np.maximum(i[:, None] - i[None, :], 0)]) * (i[:, None] >= i[None, :])
     v.setflags(write=False)
     return v
 
@@ -159,7 +158,7 @@ def _anchor_terms(par: Parameters, h: int, lw0: float, N: int) -> AnchorTerms | 
         return None
     T = co.sign[:K] * np.exp(g[:K])
     j = np.arange(N)
-    W = (par.b[h] + k[:K])[:, None] ** j[None, :] * np.exp(-gammaln(j + 1.0))[None, :]
+    W = (par.b[h] + k[:K])[:, None] ** j[None, :] * np.exp(k_tables(N).log_weight)[None, :]
     rho = co.log_bound[:K] + np.abs(par.b[h] + k[:K]) * abs(lw0) + ROUNDING_CONSTANTS \
         + _reflection_loss(par, h, K)
     return AnchorTerms(T[:, None] * W, rho, _anchor_tail(T, W, rlim))
