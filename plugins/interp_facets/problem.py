@@ -366,10 +366,10 @@ class Problem:
             dist = np.abs(gu)
         elif self.penalty.has_subdiff_distance:
             dist = lam * np.asarray(self.penalty.subdiff_distance(u, gu / lam), dtype=float)
-        else:  # gradient mapping, zero exactly at a minimiser
+        else:  # gradient mapping, zero exactly at a minimiser; self.prox clips, so it has the box already
             step = self.steps(L)[0]
             dist = np.abs(u - self.prox(u - step * gu, step)) / step
-        if self.max_points is not None:
+        if self.max_points is not None and (lam <= 0 or self.penalty.has_subdiff_distance):
             dist = self._box_residual(u, gu, dist, L)
         dist = dist / self.coef_scale
         crit = max(float(np.max(dist, initial=0.0)), abs(gb) / self.crit_scale if self.fit_intercept else 0.0)
