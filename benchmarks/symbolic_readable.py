@@ -166,8 +166,9 @@ def fit_ours(case: dict, figure: str | None) -> dict:
                formula=_formula_text(est))
     table_ = getattr(est, "equations_", None)
     if table_ is not None:
-        out["complexity"] = int(table_.loc[table_["n_terms"] == est.selected_, "complexity"].iloc[0])
-        out["sizes"] = [dict(terms=int(row.n_terms), complexity=int(row.complexity), fit_r2=float(row.r2),
+        out["complexity"] = int(table_.loc[est.selected_, "complexity"])
+        out["sizes"] = [dict(terms=int(row.n_terms), features=int(row.n_features), complexity=int(row.complexity),
+                             fit_r2=float(row.r2), selected=row.Index == est.selected_,
                              r2=_row_r2(row.sympy, est, Xte, case["yte"]),
                              formula=str(row.formula).splitlines()[0] if row.formula else "")
                         for row in table_.itertuples() if row.sympy is not None]
@@ -317,10 +318,11 @@ def run_case(name: str, folder: Path, args) -> dict:
         if results.get(method, {}).get("formula"):
             print(f"  {method} formula: {results[method]['formula'][:FORMULA_CHARS]}")
     if args.tables and results["ours"].get("sizes"):
-        print("  ours, models by size (equations_; fit R^2 on the estimator's own validation rows, R^2 on this\n"
-              "  benchmark's held-out rows; the formula's first line):")
+        print("  ours, models by size (equations_, * the selected row; fit R^2 on the estimator's own validation\n"
+              "  rows, R^2 on this benchmark's held-out rows; the formula's first line):")
         for row in results["ours"]["sizes"]:
-            print(f"    {row['terms']} terms  complexity {row['complexity']:4d}  fit R^2 {row['fit_r2']:8.4f}  "
+            print(f"  {'*' if row.get('selected') else ' '} {row['terms']} terms {row.get('features', -1):3d} features  "
+                  f"complexity {row['complexity']:4d}  fit R^2 {row['fit_r2']:8.4f}  "
                   f"R^2 {row['r2']:8.4f}  {row['formula'][:FORMULA_CHARS]}")
     return results
 

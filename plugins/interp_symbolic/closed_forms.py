@@ -60,6 +60,14 @@ def exact_number(x: float, angle: bool = False) -> sp.Expr:
     return sp.Float(x)
 
 
+def exact_parameters(form, theta) -> np.ndarray:
+    """Which of ``theta`` print exactly (``exact_number`` finds a small rational, or pi times one
+    for the form's ``angles``): the parameters a snap set, which a later refit keeps pinned."""
+    angles = getattr(form, "angles", ())
+    return np.array([not isinstance(exact_number(x, angle=i in angles), sp.Float) for i, x in enumerate(theta)],
+                    dtype=bool)
+
+
 class ClosedForm(RidgeFamily):
     """A ridge family g(theta, u) with a printable closed form, for rewriting fitted terms.
 

@@ -19,7 +19,10 @@ pursuit with back-fitting (eq. 10-12):
    residual the rewritten ones leave; a rewrite is refused if the model then predicts the
    held-out rows far worse), and scored on held-out rows (``validation_fraction``, u clipped to
    its training range as ``predict`` clips it);
-   ``model_selection`` picks the size ``predict`` uses, refitted on every row (``equations_``).
+5. each simplified model is made sparser rung by rung (``sparsify.sparser_models``: at most 89,
+   55, ..., 2, 1 features per term, each rung refitted), and the rungs no other model beats on
+   both complexity and held-out loss join the table (``equations_``); ``model_selection`` picks
+   the row ``predict`` uses, refitted on every row.
 
 ``SymbolicPursuitRegressor`` fits a real target (or, with ``link="logit"``, probabilities on the
 logit scale); ``SymbolicPursuitClassifier`` is a binary classifier whose decision function is the
@@ -38,6 +41,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from interp import InputError, RidgeFamily
 from interp.preprocessing import binary_labels
 from joblib import Parallel, delayed
@@ -45,8 +49,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .families import U_FLOOR, Ridge
+from .families import Ridge
+from .model import Model, Rows, design, measure_ranges, mse, solved
 from .simplify import RESOLUTION, simplify_term
+from .sparsify import sparser_models
 from .terms import Candidate, Term, fit_term, projection
 
 log = logging.getLogger("interp_symbolic")
@@ -65,7 +71,7 @@ HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the purs
 # so this check is for rewrites that generalise far worse, not for the 1% the training budget resolves
 HOLDOUT_TOL = 0.1
 SIMPLIFY_PASSES = 2  # passes of the simplification over a model's terms (see ``_simplified``)
-EQUATION_COLUMNS = ("n_terms", "complexity", "train_loss", "test_loss", "r2", "formula", "latex", "sympy")
+EQUATION_COLUMNS = ("n_terms", "n_features", "complexity", "train_loss", "test_loss", "r2", "formula", "latex", "sympy")
 
 
 def _resolve_families(names) -> list[RidgeFamily]:
@@ -99,14 +105,6 @@ def _is_real(v) -> bool:
 
 
 @dataclass(frozen=True)
-class Model:
-    """A model of one size: its terms (each carrying its weight) and its intercept."""
-
-    terms: tuple[Term, ...]
-    intercept: float
-
-
-@dataclass(frozen=True)
 class Holdout:
     """The rows the pursuit fits on (``train``) and those it selects the model size on (``test``,
     possibly empty)."""
@@ -126,42 +124,6 @@ def _holdout(n, fraction, seed, strata=None) -> Holdout:
     if n - len(test) < 2:
         test = test[:0]
     return Holdout(train=np.setdiff1d(np.arange(n), test), test=test)
-
-
-def _design(terms, Xs):
-    """The terms' values g_k(u_k) on the scaled rows, one column per term, u clipped to each
-    term's ``u_range`` when it is set, as ``predict`` does."""
-    cols = [tm.ridge.value(tm.theta, tm.argument(Xs)[0]) for tm in terms]
-    return np.column_stack(cols) if cols else np.zeros((Xs.shape[0], 0))
-
-
-def _solved(terms, G, t) -> Model:
-    """The terms with their weights and the intercept re-solved by least squares on ``t``
-    (``G``: the terms' values, ``_design``); new Term objects, the given ones are untouched.
-
-    The columns are scaled to unit norm before the solve: lstsq's cutoff is relative to the
-    largest singular value, so one term whose values reach 1e20 would otherwise zero the
-    weights of all the others (and leave its own at 1e-21)."""
-    A = np.column_stack([np.ones(len(t)), G])
-    norms = np.linalg.norm(A, axis=0)
-    norms = np.where(np.isfinite(norms) & (norms > 0), norms, 1.0)
-    scaled, *_ = np.linalg.lstsq(A / norms, t, rcond=None)
-    coef = scaled / norms
-    return Model(tuple(Term(tm.ridge, tm.theta, tm.v, w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
-
-
-def _mse(model: Model, G, t) -> float:
-    """The model's mean squared error on ``t`` (``G``: its terms' values on those rows)."""
-    w = np.array([tm.weight for tm in model.terms])
-    return float(np.mean((t - model.intercept - G @ w) ** 2))
-
-
-@dataclass(frozen=True)
-class Rows:
-    """Min-max scaled rows ``Xs`` and the target ``t`` on them."""
-
-    Xs: np.ndarray
-    t: np.ndarray
 
 
 def _simplified(model: Model, fit: Rows, check: Rows | None, forms, tol, maxiter) -> Model:
@@ -187,7 +149,7 @@ def _simplify_pass(model: Model, fit: Rows, check, forms, tol, maxiter, offered,
     kept if ``_holds`` on ``check``; then the weights and intercept re-solved.  Eight
     parameters: ``_simplified``'s and the pass's own two."""
     terms = list(model.terms)
-    G = _design(terms, fit.Xs)
+    G = design(terms, fit.Xs)
     w = np.array([tm.weight for tm in terms])
     for k, tm in enumerate(terms):
         if not offered[k]:
@@ -195,11 +157,11 @@ def _simplify_pass(model: Model, fit: Rows, check, forms, tol, maxiter, offered,
         residual = fit.t - model.intercept - (G @ w - G[:, k] * w[k])
         new = simplify_term(tm, fit.Xs, residual, forms, tol, maxiter, curves).term
         trial, Gt = terms[:k] + [new] + terms[k + 1:], G.copy()
-        Gt[:, k] = _design([new], fit.Xs)[:, 0]
-        if check is None or _holds(_solved(terms, G, fit.t), _solved(trial, Gt, fit.t), fit, check, tol):
+        Gt[:, k] = design([new], fit.Xs)[:, 0]
+        if check is None or _holds(solved(terms, G, fit.t), solved(trial, Gt, fit.t), fit, check, tol):
             terms, G = trial, Gt
             w[k] = new.weight
-    return _solved(terms, G, fit.t)
+    return solved(terms, G, fit.t)
 
 
 def _holds(old: Model, new: Model, fit: Rows, check: Rows, tol) -> bool:
@@ -213,8 +175,8 @@ def _holds(old: Model, new: Model, fit: Rows, check: Rows, tol) -> bool:
         return True
     losses = []
     for model in (old, new):
-        _measure_ranges(model.terms, fit.Xs)
-        losses.append(_mse(model, _design(model.terms, check.Xs), check.t))
+        measure_ranges(model.terms, fit.Xs)
+        losses.append(mse(model, design(model.terms, check.Xs), check.t))
     before, after = losses
     return bool(after <= before + max(tol, HOLDOUT_TOL) * max(before, RESOLUTION * float(np.var(check.t))))
 
@@ -222,37 +184,57 @@ def _holds(old: Model, new: Model, fit: Rows, check: Rows, tol) -> bool:
 def _refitted(model: Model, Xs, t) -> Model:
     """``model`` with its weights and intercept refitted on every row, and each term's argument
     range ``u_range`` (to which predictions clip u) measured on them."""
-    final = _solved(model.terms, _design(model.terms, Xs), t)
-    _measure_ranges(final.terms, Xs)
+    final = solved(model.terms, design(model.terms, Xs), t)
+    measure_ranges(final.terms, Xs)
     return final
 
 
-def _measure_ranges(terms, Xs) -> None:
-    """Set each term's ``u_range`` to the range of its argument on the rows ``Xs``."""
-    for tm in terms:
-        lin = tm.linear(Xs)
-        lo = max(U_FLOOR, float(lin.min()))
-        tm.u_range = (lo, max(lo, float(lin.max())))
-
-
-def _select(table, choice, scale) -> int:
-    """The row of ``table`` (``equations_``) that ``model_selection`` = ``choice`` picks: by held-out
-    loss, or by training loss when no row was held out (``scale``: the variance those losses are
-    compared against for "simplest")."""
+def _selection_losses(records) -> np.ndarray:
+    """The losses models are compared by, from rows of ``equations_`` (a DataFrame or a list of
+    records): held out, or training when no row was held out (infinite where missing)."""
+    table = pd.DataFrame(records, columns=["train_loss", "test_loss"])
     losses = table["test_loss"].to_numpy(dtype=float)
     if not np.any(np.isfinite(losses)):
         losses = table["train_loss"].to_numpy(dtype=float)
-    losses = np.where(np.isfinite(losses), losses, np.inf)
+    return np.where(np.isfinite(losses), losses, np.inf)
+
+
+def _complexities(records) -> np.ndarray:
+    """The rows' complexities as floats (infinite where sympy could not build the formula)."""
+    values = pd.DataFrame(records, columns=["complexity"])["complexity"]
+    return np.array([math.inf if pd.isna(c) else float(c) for c in values])
+
+
+def _undominated(costs, losses, own) -> np.ndarray:
+    """Which models to keep: the pursuit's ``own`` model of each size, and every other one no
+    model beats, with at most its every cost (``costs``: one row per model) and at most its
+    loss, one of them strictly less."""
+    at_most = np.all(costs[None, :, :] <= costs[:, None, :], axis=2) & (losses[None, :] <= losses[:, None])
+    strictly = np.any(costs[None, :, :] < costs[:, None, :], axis=2) | (losses[None, :] < losses[:, None])
+    return own | ~np.any(at_most & strictly, axis=1)
+
+
+def _select(table, choice, scale) -> int:
+    """The row of ``table`` (``equations_``) that ``model_selection`` = ``choice`` picks: "best",
+    the lowest loss (``_selection_losses``); "simplest", the least complex row within
+    ``SIMPLEST_TOL`` of ``scale`` (the variance the losses are compared against) of the best
+    (ties: the lower loss); a number of terms, the lowest loss among the rows of that size (of
+    the largest size below it when the pursuit stopped earlier)."""
+    losses = _selection_losses(table)
     best = int(np.argmin(losses))
     if choice == "best":
         return best
     if choice == "simplest":
-        return int(np.flatnonzero(losses <= losses[best] + SIMPLEST_TOL * scale)[0])
+        close = np.flatnonzero(losses <= losses[best] + SIMPLEST_TOL * scale)
+        sizes = _complexities(table)
+        return int(min(close, key=lambda i: (sizes[i], losses[i])))
     sizes = table["n_terms"].to_numpy()
     if choice > sizes.max():
         warnings.warn(f"model_selection = {choice} terms, but the pursuit stopped at {sizes.max()}: "
                       f"using {sizes.max()}", UserWarning, stacklevel=5)
-    return int(np.flatnonzero(sizes <= choice)[-1])
+    size = sizes[sizes <= choice].max()
+    rows = np.flatnonzero(sizes == size)
+    return int(rows[np.argmin(losses[rows])])
 
 
 class _SymbolicPursuit(BaseEstimator):
@@ -338,7 +320,10 @@ class _SymbolicPursuit(BaseEstimator):
                 fit, check = Rows(Xs[rows.train], t[rows.train]), Rows(Xs[rows.test], t[rows.test])
                 models = [_simplified(m, fit, check, forms, self.simplify_tol, self.maxiter)
                           for m in models]
-            self._tabulate(models, Xs, t, rows)
+                rungs = [sparser_models(m, fit, self.maxiter) for m in models]
+            else:
+                rungs = [[] for _ in models]
+            self._tabulate(models, rungs, Xs, t, rows)
             self._importances(X)
         return self
 
@@ -368,12 +353,12 @@ class _SymbolicPursuit(BaseEstimator):
                 continue
             rejected = 0
             terms.append(Term(ridges[self.families_.index(best.family)], best.theta, best.v, best.weight))
-            G = _design(terms, Xs)
+            G = design(terms, Xs)
             if self.backfit and len(terms) > 1:
                 terms, G = self._backfit(terms, Xs, t - intercept, G)
-            model = _solved(terms, G, t)
+            model = solved(terms, G, t)
             intercept, terms = model.intercept, list(model.terms)
-            loss = _mse(model, G, t) / scale
+            loss = mse(model, G, t) / scale
             models.append(model)
             self.loss_history_.append(loss)
             bar.update()
@@ -447,27 +432,36 @@ class _SymbolicPursuit(BaseEstimator):
                 G[:, li] = tm.ridge.value(out.theta, u)
         return terms, G
 
-    def _tabulate(self, models, Xs, t, rows: Holdout):
-        """``equations_`` (one row per model size, see ``SymbolicPursuitRegressor``), ``selected_``
-        and the chosen model's ``terms_``, ``intercept_``, ``n_terms_`` and expressions.
+    def _tabulate(self, models, rungs, Xs, t, rows: Holdout):
+        """``equations_`` (see ``SymbolicPursuitRegressor``), ``selected_`` and the chosen model's
+        ``terms_``, ``intercept_``, ``n_terms_`` and expressions.
 
-        The losses of a row are those of its model fitted on the training rows; its formula is
-        that of the model with the weights and intercept refitted on every row, which is what
-        ``predict`` uses when the row is selected.
+        ``models``: the pursuit's model of each size; ``rungs``: for each, its sparser models
+        (``sparsify.sparser_models``), tabulated after it unless another model beats it: one
+        with at most its terms and features and at most its loss is dropped before its formula
+        is built (the formulas are what tabulating costs), then one at most as complex with at
+        most its loss.  The losses of a row are those of its model fitted on the training rows;
+        its formula is that of the model with the weights and intercept refitted on every row,
+        which is what ``predict`` uses when the row is selected.
         """
-        import pandas as pd
-
-        views = [self._view(_refitted(m, Xs, t)) for m in models]
-        for m in models:  # held-out rows are scored the way predict clips them: to the training range
-            _measure_ranges(m.terms, Xs[rows.train])
-        records = [self._record(m, view, Xs, t, rows) for m, view in zip(models, views)]
-        self.equations_ = pd.DataFrame(records, columns=list(EQUATION_COLUMNS))
+        candidates = [c for m, extra in zip(models, rungs) for c in ((m, True), *((r, False) for r in extra))]
+        for m, _ in candidates:  # held-out rows are scored the way predict clips them: to the training range
+            measure_ranges(m.terms, Xs[rows.train])
+        records = [self._scores(m, Xs, t, rows) for m, _ in candidates]
+        own = np.array([o for _, o in candidates])
+        sizes = np.array([[r["n_terms"], r["n_features"]] for r in records], dtype=float)
+        kept = np.flatnonzero(_undominated(sizes, _selection_losses(records), own))
+        views = [self._view(_refitted(candidates[i][0], Xs, t)) for i in kept]
+        records = [self._with_formula(records[i], view) for i, view in zip(kept, views)]
+        keep = _undominated(_complexities(records)[:, None], _selection_losses(records), own[kept])
+        self.equations_ = pd.DataFrame([r for r, k in zip(records, keep) if k], columns=list(EQUATION_COLUMNS))
         self.equations_["complexity"] = self.equations_["complexity"].astype("Int64")
+        views = [v for v, k in zip(views, keep) if k]
         on = rows.test if len(rows.test) else rows.train
-        chosen = views[_select(self.equations_, self.model_selection, float(np.var(t[on])) or 1.0)]
+        self.selected_ = _select(self.equations_, self.model_selection, float(np.var(t[on])) or 1.0)
+        chosen = views[self.selected_]
         for attr in ("terms_", "intercept_", "n_terms_", "expression_", "decision_expression_", "closed_forms_"):
             setattr(self, attr, getattr(chosen, attr))
-        self.selected_ = self.n_terms_
 
     def _view(self, model: Model):
         """A shallow copy of the estimator holding ``model`` (its terms, intercept and
@@ -478,22 +472,28 @@ class _SymbolicPursuit(BaseEstimator):
         return view
 
     @staticmethod
-    def _record(model: Model, view, Xs, t, rows: Holdout) -> dict:
-        """One row of ``equations_`` (its ``EQUATION_COLUMNS``): the model's size, complexity,
-        training and held-out loss and R^2 (of ``model``, fitted on the training rows), and
-        ``view``'s formula."""
-        from .render import SHOWN_DIGITS, formula_complexity, model_formula
-
-        train_loss, test_loss = [_mse(model, _design(model.terms, Xs[idx]), t[idx]) if len(idx) else math.nan
+    def _scores(model: Model, Xs, t, rows: Holdout) -> dict:
+        """The numbers of one row of ``equations_`` (its ``EQUATION_COLUMNS``, the formula's
+        still None): the model's size and features, its training and held-out loss and R^2 (of
+        ``model``, fitted on the training rows)."""
+        train_loss, test_loss = [mse(model, design(model.terms, Xs[idx]), t[idx]) if len(idx) else math.nan
                                  for idx in (rows.train, rows.test)]
         var = float(np.var(t[rows.test])) if len(rows.test) else 0.0
-        record = dict(n_terms=len(model.terms), complexity=None, train_loss=train_loss, test_loss=test_loss,
-                      r2=1.0 - test_loss / var if var > 0 else math.nan, formula=None, latex=None, sympy=None)
-        if view.expression_ is not None:
-            shown = model_formula(view, SHOWN_DIGITS)
-            record.update(complexity=formula_complexity(view), formula=shown.text, latex=shown.latex,
-                          sympy=view.expression_)
-        return record
+        return dict(n_terms=len(model.terms), n_features=model.n_features, complexity=None, train_loss=train_loss,
+                    test_loss=test_loss, r2=1.0 - test_loss / var if var > 0 else math.nan, formula=None,
+                    latex=None, sympy=None)
+
+    @staticmethod
+    def _with_formula(record: dict, view) -> dict:
+        """``record`` (``_scores``) with ``view``'s complexity and formula as text, LaTeX and
+        sympy (left None when sympy could not build the expression)."""
+        from .render import SHOWN_DIGITS, formula_complexity, model_formula
+
+        if view.expression_ is None:
+            return record
+        shown = model_formula(view, SHOWN_DIGITS)
+        return {**record, "complexity": formula_complexity(view), "formula": shown.text, "latex": shown.latex,
+                "sympy": view.expression_}
 
     def _set_expression(self):
         """``expression_``, ``decision_expression_`` (the sum before the link), ``closed_forms_``
@@ -595,12 +595,14 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         log(1 + .), ...; ``closed_forms.registered_closed_forms``) whose loss allows it, snap its
         parameters to small rationals and drop negligible direction coefficients
         (``simplify.simplify_term``).
+        With simplify, each model is also offered with fewer features per term
+        (``sparsify.sparser_models``): those rungs are rows of ``equations_`` too.
     simplify_tol : relative loss increase allowed for each of those rewrites.
-    model_selection : which model size ``predict`` uses: "best" (lowest held-out loss),
-        "simplest" (the fewest terms whose held-out loss is within ``SIMPLEST_TOL`` = 0.01 of the
-        held-out target's variance of the best, i.e. a held-out R^2 within 0.01 of the best) or a
-        number of terms (at most ``max_terms``; when the pursuit stopped earlier, its largest
-        model is used, with a warning).
+    model_selection : which row of ``equations_`` ``predict`` uses: "best" (lowest held-out
+        loss), "simplest" (the least complex row whose held-out loss is within ``SIMPLEST_TOL`` =
+        0.01 of the held-out target's variance of the best, i.e. a held-out R^2 within 0.01 of
+        the best) or a number of terms (the best row of that size, at most ``max_terms``; when the
+        pursuit stopped earlier, of its largest size, with a warning).
     validation_fraction : fraction of the rows held out (at random, from ``random_state``;
         stratified by class for the classifier) to select the model size on; the chosen model's
         weights and intercept are then refitted on every row.  With 0 (or too few rows to hold
@@ -612,17 +614,19 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
 
     Attributes
     ----------
-    equations_ : pandas DataFrame, one row per model size 1..K (a single row of 0 terms when
-        no term was accepted): ``n_terms``; ``complexity``, the operations (``sympy.count_ops``)
-        of the printed formula (``render.formula_complexity``: the sum and each argument's
-        definition; not the link, not the domains); ``train_loss``
+    equations_ : pandas DataFrame, like PySR's table of equations: the pursuit's model of each
+        size 1..K (a single row of 0 terms when no term was accepted), each followed by its
+        sparser rungs that no row beats on both complexity and held-out loss. Columns:
+        ``n_terms``; ``n_features``, the features the model reads; ``complexity``, the
+        operations (``sympy.count_ops``) of the printed formula (``render.formula_complexity``:
+        the sum and each argument's definition; not the link, not the domains); ``train_loss``
         and ``test_loss``, the mean squared error on the model's scale (the logit for a logit
         link) on the training and the held-out rows (NaN without held-out rows); ``r2``,
         held out; ``formula`` and ``latex`` (``render.model_formula``, 4 significant digits) and
         ``sympy`` (the expression) of the model refitted on every row.  Simplification can
         raise a larger model's training loss above a smaller one's: the loss of the pursuit
         itself never increases (``loss_history_``).
-    selected_ : the number of terms of the row ``predict`` uses (``model_selection``).
+    selected_ : the index of the row of ``equations_`` ``predict`` uses (``model_selection``).
     terms_, intercept_, n_terms_, expression_, decision_expression_, closed_forms_ : the
         selected model.
     loss_history_, family_log_ : the pursuit's loss (MSE / Var) after each accepted term and

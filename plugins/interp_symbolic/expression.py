@@ -75,25 +75,29 @@ def feature_symbols(est):
 
 
 def _closed_form(a_s, b_s, zlo, zhi):
-    """hyperexpand of G(a; b | Z) as a function of a positive symbol Z, or None (memoised like
-    ``hypergeometric_form``: a term left unchanged from one model size to the next, or printed
-    again, is expanded once; a time-out is not remembered)."""
+    """hyperexpand of G(a; b | Z) as a function of a positive symbol Z where it is real and
+    equals our meijerg on [zlo, zhi], or None.  The expansion is memoised on the parameters
+    alone (a term left unchanged from one model size to the next, or only its direction or
+    range changed, is expanded once; a time-out is not remembered); the check runs each time."""
     key = lambda groups: tuple(tuple(float(v) for v in g) for g in groups)  # noqa: E731
     try:
-        return _cached_closed_form(key(a_s), key(b_s), float(zlo), float(zhi)), _CLOSED_Z
+        expr = _hyperexpanded(key(a_s), key(b_s))
     except _Timeout:
         return None, _CLOSED_Z
+    if expr is None or not _matches_on(expr, a_s, b_s, zlo, zhi):
+        return None, _CLOSED_Z
+    return expr, _CLOSED_Z
 
 
 _CLOSED_Z = sp.Symbol("Z", positive=True)  # the argument of ``_closed_form``'s expression
 
 
 @lru_cache(maxsize=256)
-def _cached_closed_form(a_s: tuple, b_s: tuple, zlo: float, zhi: float):
-    """``_closed_form``'s expression, or None; raises ``_Timeout`` (not cached) when hyperexpand
-    ran out of time or cannot be timed (outside the main thread)."""
+def _hyperexpanded(a_s: tuple, b_s: tuple):
+    """hyperexpand of G(a; b | Z) when it has no G, hypergeometric, imaginary or polar part left,
+    else None; raises ``_Timeout`` (not cached) when hyperexpand ran out of time or cannot be
+    timed (outside the main thread)."""
     Z = _CLOSED_Z
-    a_s, b_s = [list(g) for g in a_s], [list(g) for g in b_s]
     ea = [[exact_number(v) for v in grp] for grp in a_s]
     eb = [[exact_number(v) for v in grp] for grp in b_s]
     try:
@@ -106,19 +110,24 @@ def _cached_closed_form(a_s: tuple, b_s: tuple, zlo: float, zhi: float):
         return None
     if expr.has(sp.meijerg) or expr.has(sp.I) or expr.has(sp.exp_polar) or expr.has(sp.hyper):
         return None
+    return expr
+
+
+def _matches_on(expr, a_s, b_s, zlo, zhi) -> bool:
+    """Whether ``expr`` (of ``_CLOSED_Z``) is real and equals our meijerg to 1e-10 at 9 points
+    of [zlo, zhi]."""
+    a_s, b_s = [list(g) for g in a_s], [list(g) for g in b_s]
     try:
-        f = sp.lambdify([Z], expr, modules=["scipy", "numpy"])
+        f = sp.lambdify([_CLOSED_Z], expr, modules=["scipy", "numpy"])
         zs = np.geomspace(max(zlo, 1e-6), max(zhi, 2e-6), 9)
         with np.errstate(all="ignore"):
             got = np.asarray(f(zs), dtype=complex) * np.ones_like(zs)
         want = meijerg(a_s, b_s, zs)
-        if np.max(np.abs(got.imag)) > 1e-12 * (1 + np.max(np.abs(want))):
-            return None
-        if not np.all(np.abs(got.real - want) <= 1e-10 * (np.abs(want) + 1e-12)):
-            return None
     except Exception:  # noqa: BLE001
-        return None
-    return expr
+        return False
+    if np.max(np.abs(got.imag)) > 1e-12 * (1 + np.max(np.abs(want))):
+        return False
+    return bool(np.all(np.abs(got.real - want) <= 1e-10 * (np.abs(want) + 1e-12)))
 
 
 @dataclass(frozen=True)
@@ -153,9 +162,12 @@ def direction(v, data_min, data_range) -> tuple[np.ndarray, float]:
 
 def _clipped_argument(tm, xs, c, c0):
     """The term's ridge argument u = c . x + c0 in the feature symbols, clipped to its range."""
-    lin = sp.Float(c0) + sum(sp.Float(float(cj)) * x for cj, x in zip(c, xs))
+    lin = sp.Add(sp.Float(c0), *[sp.Float(float(cj)) * x for cj, x in zip(c, xs)])
     lo, hi = tm.u_range if tm.u_range is not None else (U_FLOOR, None)
-    return sp.Max(sp.Float(lo), lin) if hi is None else sp.Min(sp.Float(hi), sp.Max(sp.Float(lo), lin))
+    # unevaluated: the bounds are numbers and lin is not, so evaluating only asks sympy's
+    # assumptions whether lin can exceed them, which they cannot tell (and which costs the most)
+    floored = sp.Max(sp.Float(lo), lin, evaluate=False)
+    return floored if hi is None else sp.Min(sp.Float(hi), floored, evaluate=False)
 
 
 def _u_range(tm) -> tuple[float, float]:

@@ -96,11 +96,10 @@ def _number_or_none(value):
 def equation_records(est) -> list[dict]:
     """``equations_`` as plain records: the numbers, whether the row is the selected model,
     the formula (4 significant digits) as text and LaTeX, and the full-precision expression."""
-    selected = getattr(est, "selected_", est.n_terms_)
     out = []
-    for row in est.equations_.to_dict("records"):
+    for i, row in enumerate(est.equations_.to_dict("records")):
         out.append(dict(
-            n_terms=int(row["n_terms"]), selected=int(row["n_terms"]) == selected,
+            n_terms=int(row["n_terms"]), n_features=int(row["n_features"]), selected=i == est.selected_,
             **{k: _number_or_none(row[k]) for k in ("complexity", "train_loss", "test_loss", "r2")},
             formula=row["formula"], latex=row["latex"],
             expression=None if row["sympy"] is None else str(row["sympy"])))
@@ -110,12 +109,12 @@ def equation_records(est) -> list[dict]:
 def equations_table(est) -> Table:
     """``equations_`` as the table "Models by size": the selected row marked with *, each
     formula's first line (its u definitions are the selected model's, above, or the payload's)."""
-    rows = [("*" if r["selected"] else "", r["n_terms"], r["complexity"], r["train_loss"], r["test_loss"], r["r2"],
-             r["formula"].splitlines()[0] if r["formula"] else "")
+    rows = [("*" if r["selected"] else "", r["n_terms"], r["n_features"], r["complexity"], r["train_loss"],
+             r["test_loss"], r["r2"], r["formula"].splitlines()[0] if r["formula"] else "")
             for r in equation_records(est)]
-    return Table(("", "terms", "complexity", "train loss", "held-out loss", "held-out R^2", "formula"), rows,
-                 title=f"Models by size (* = the model used, model_selection={est.model_selection!r}; "
-                       "losses: mean squared error on the model's scale)")
+    return Table(("", "terms", "features", "complexity", "train loss", "held-out loss", "held-out R^2", "formula"),
+                 rows, title=f"Models by size (* = the model used, model_selection={est.model_selection!r}; "
+                             "losses: mean squared error on the model's scale)")
 
 
 class FoldedConstant(sympy.UnevaluatedExpr):

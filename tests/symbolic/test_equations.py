@@ -14,6 +14,7 @@ from interp_symbolic import SymbolicPursuitClassifier, SymbolicPursuitRegressor
 from interp_symbolic.closed_forms import ClosedForm
 from interp_symbolic.estimator import EQUATION_COLUMNS, SIMPLEST_TOL
 
+from .test_model import power_term
 from .test_pickle import Quadratic
 
 U = sympy.Symbol("u", positive=True)
@@ -102,17 +103,31 @@ def sized():
     return fits, X, y
 
 
-def test_equations_has_one_row_per_size(sized):
+def _own_rows(table) -> list[int]:
+    """The row of each size that is the pursuit's own model: the first of its size."""
+    return [int(rows.index[0]) for _, rows in table.groupby("n_terms", sort=True)]
+
+
+def test_equations_has_every_size_and_only_undominated_sparser_rows(sized):
     fits, X, y = sized
     est = fits["best"]
     table = est.equations_
-    assert len(est.loss_history_) - 1 == len(table) == 2
     assert list(table.columns) == list(EQUATION_COLUMNS)
-    assert table["n_terms"].tolist() == [1, 2]
-    assert all(isinstance(c, (int, np.integer)) and c > 0 for c in table["complexity"])
+    assert table["n_terms"].tolist() == sorted(table["n_terms"])
+    assert sorted(set(table["n_terms"])) == list(range(1, len(est.loss_history_)))
+    for _, rows in table.groupby("n_terms"):  # the pursuit's model first, then ever sparser ones
+        assert rows["n_features"].is_monotonic_decreasing and rows["n_features"].is_unique
+    own = _own_rows(table)
+    assert len(table) > len(own)  # a, b, c, d: the pursuit's terms read all four, rungs fewer
+    c, loss = table["complexity"].to_numpy(dtype=float), table["test_loss"].to_numpy()
+    for i in set(range(len(table))) - set(own):
+        beaten = (c <= c[i]) & (loss <= loss[i]) & ((c < c[i]) | (loss < loss[i]))
+        assert not beaten.any(), (i, table[["n_terms", "n_features", "complexity", "test_loss"]])
+    assert all(isinstance(v, (int, np.integer)) and v > 0 for v in table["complexity"])
     assert all(text.startswith("f(x) = ") for text in table["formula"])
     assert all(isinstance(e, sympy.Expr) for e in table["sympy"])
-    assert est.selected_ == est.n_terms_ == len(est.terms_)
+    assert table.loc[est.selected_, "n_terms"] == est.n_terms_ == len(est.terms_)
+    assert table.loc[est.selected_, "n_features"] == np.count_nonzero(np.any([tm.v != 0 for tm in est.terms_], axis=0))
     # R^2 and the held-out loss are one held-out variance apart on every row
     var_test = table["test_loss"] / (1 - table["r2"])
     np.testing.assert_allclose(var_test, var_test.iloc[0], rtol=1e-9)
@@ -126,12 +141,12 @@ def test_each_row_refitted_on_every_row_is_no_worse_than_its_split_fit(sized):
     table = fits["best"].equations_
     n = len(y)
     n_test = round(0.2 * n)
-    for est in (fits[1], fits["best"]):
+    for est in fits.values():
         k = est.selected_
-        pooled = ((n - n_test) * table["train_loss"].iloc[k - 1] + n_test * table["test_loss"].iloc[k - 1]) / n
+        pooled = ((n - n_test) * table["train_loss"].iloc[k] + n_test * table["test_loss"].iloc[k]) / n
         mse = float(np.mean((est.predict(X) - y) ** 2))
         assert mse <= pooled * (1 + 1e-9) + 1e-15
-        assert sympy.srepr(table["sympy"].iloc[k - 1]) == sympy.srepr(est.expression_)
+        assert sympy.srepr(table["sympy"].iloc[k]) == sympy.srepr(est.expression_)
         np.testing.assert_allclose(est.numpy_function()(X.to_numpy()), est.predict(X), rtol=1e-8, atol=1e-10)
 
 
@@ -142,16 +157,20 @@ def test_the_table_does_not_depend_on_model_selection(sized):
         pd.testing.assert_frame_equal(est.equations_.drop(columns="sympy"), ref.drop(columns="sympy"))
 
 
-def test_model_selection_best_and_simplest_follow_their_rules(sized):
+def test_model_selection_best_simplest_and_a_size_follow_their_rules(sized):
     fits, _, _ = sized
     table = fits["best"].equations_
-    loss = table["test_loss"].to_numpy()
+    loss, c = table["test_loss"].to_numpy(), table["complexity"].to_numpy(dtype=float)
     var_test = float(table["test_loss"].iloc[0] / (1 - table["r2"].iloc[0]))
+    assert fits["best"].selected_ == int(np.argmin(loss))
+    close = np.flatnonzero(loss <= loss.min() + SIMPLEST_TOL * var_test)
+    assert fits["simplest"].selected_ in close and c[fits["simplest"].selected_] == c[close].min()
+    ones = np.flatnonzero(table["n_terms"] == 1)
+    assert fits[1].selected_ == ones[np.argmin(loss[ones])]
     # the constructed case: two terms are better held out, one is within the tolerance
-    assert loss[1] < loss[0] <= loss[1] + SIMPLEST_TOL * var_test
-    assert fits["best"].selected_ == 2
-    assert fits["simplest"].selected_ == 1
-    assert fits[1].selected_ == 1
+    own = _own_rows(table)
+    assert loss[own[1]] < loss[own[0]] <= loss[own[1]] + SIMPLEST_TOL * var_test
+    assert fits["simplest"].n_terms_ == 1 < fits["best"].n_terms_ == 2
 
 
 def test_a_size_beyond_the_fitted_ones_warns_and_uses_the_largest():
@@ -159,7 +178,7 @@ def test_a_size_beyond_the_fitted_ones_warns_and_uses_the_largest():
     y = np.exp(-X.a)
     with pytest.warns(UserWarning, match="stopped at 1"):
         est = SymbolicPursuitRegressor(max_terms=3, loss_tol=0.5, model_selection=3, **FAST).fit(X, y)
-    assert est.selected_ == 1 and len(est.equations_) == 1
+    assert set(est.equations_["n_terms"]) == {1} and est.n_terms_ == 1
 
 
 def test_without_held_out_rows_sizes_are_compared_on_training_loss():
@@ -169,7 +188,7 @@ def test_without_held_out_rows_sizes_are_compared_on_training_loss():
                                    **FAST).fit(X, y)
     table = est.equations_
     assert table["test_loss"].isna().all() and table["r2"].isna().all()
-    assert est.selected_ == table["n_terms"].iloc[int(np.argmin(table["train_loss"]))]
+    assert est.selected_ == int(np.argmin(table["train_loss"]))
 
 
 def test_simplify_off_keeps_the_meijer_terms():
@@ -184,8 +203,8 @@ def test_the_classifier_selects_on_stratified_held_out_rows():
     p = 1 / (1 + np.exp(-(4 * X.a - 2 * X.b - 1)))
     labels = np.where(np.random.default_rng(8).uniform(size=200) < p, "yes", "no")
     est = SymbolicPursuitClassifier(max_terms=2, model_selection="simplest", **FAST).fit(X, labels, proba=p)
-    assert list(est.equations_["n_terms"]) == list(range(1, len(est.equations_) + 1))
-    assert est.selected_ in set(est.equations_["n_terms"])
+    assert sorted(set(est.equations_["n_terms"])) == list(range(1, est.equations_["n_terms"].max() + 1))
+    assert est.equations_.loc[est.selected_, "n_terms"] == est.n_terms_
     np.testing.assert_allclose(est.numpy_function()(X.to_numpy()), est.predict_proba(X)[:, 1], rtol=1e-8)
     assert est.score(X, labels) > 0.6
 
@@ -224,49 +243,21 @@ def test_a_custom_family_is_kept_by_simplify():
 
 # -- the weights' solve and the held-out checks (breast-cancer MLP regression of issue 16) ------
 
-def _power_term(t, weight=1.0):
-    from interp_symbolic.closed_forms import Power
-    from interp_symbolic.families import Ridge
-    from interp_symbolic.terms import Term
-
-    return Term(Ridge(Power()), [t], [1.0], weight)
-
-
-def test_a_term_with_huge_values_does_not_erase_the_other_weights():
-    """lstsq's cutoff is relative to the largest singular value: a column of 1e20s (a Meijer
-    term blowing up near the ReLU floor) once zeroed every other weight."""
-    from interp_symbolic.estimator import _solved
-
-    x = np.random.default_rng(0).uniform(0.05, 1, size=200)
-    G = np.column_stack([x, 1e20 * x**2])
-    target = 1 + 3 * x + 2 * x**2  # weights 3 and 2e-20 exactly, intercept 1
-    model = _solved([_power_term(1.0), _power_term(2.0)], G, target)
-    np.testing.assert_allclose([model.intercept] + [tm.weight for tm in model.terms], [1, 3, 2e-20], rtol=1e-8)
-
-
-def test_held_out_rows_are_scored_clipped_to_the_training_range_as_predict_does():
-    from interp_symbolic.estimator import _design
-
-    x = np.linspace(0, 1, 11)
-    term = _power_term(-2.0)
-    term.u_range = (0.3, 0.6)
-    np.testing.assert_allclose(_design([term], x[:, None])[:, 0], np.clip(x, 0.3, 0.6) ** -2.0)
-
-
 def test_a_rewrite_exact_on_the_fitted_rows_but_off_on_held_out_ones_is_refused():
     """Two rows' values fix any form up to weight and offset: u^-2 fits x at u in {0.2, 0.8}
     exactly, but predicts 0.7376 at u = 0.5 where x is 0.5 (brute force: the line through
     (25, 0.2) and (1.5625, 0.8) at 4)."""
-    from interp_symbolic.estimator import Rows, _holds, _solved
+    from interp_symbolic.estimator import _holds
+    from interp_symbolic.model import Rows, solved
 
     fit_x, check_x = np.repeat([0.2, 0.8], 5), np.full(4, 0.5)
     fit, check = Rows(fit_x[:, None], fit_x), Rows(check_x[:, None], check_x)
 
-    def solved(t):
-        return _solved([_power_term(t)], fit_x[:, None] ** t, fit_x)
+    def power_model(t):
+        return solved([power_term(t)], fit_x[:, None] ** t, fit_x)
 
-    exact, inverse_square = solved(1.0), solved(-2.0)
+    exact, inverse_square = power_model(1.0), power_model(-2.0)
     assert np.mean((inverse_square.intercept + inverse_square.terms[0].weight * fit_x**-2.0 - fit_x) ** 2) < 1e-20
-    assert _holds(exact, solved(1.0), fit, check, tol=0.01)
+    assert _holds(exact, power_model(1.0), fit, check, tol=0.01)
     assert not _holds(exact, inverse_square, fit, check, tol=0.01)
     assert _holds(exact, inverse_square, fit, Rows(check.Xs[:0], check.t[:0]), tol=0.01)  # nothing held out

@@ -277,11 +277,12 @@ def test_explanation_shows_models_by_size_and_shapes_and_round_trips_json():
     table = next(s for s in res.sections if isinstance(s, interp.Table) and s.title.startswith("Models by size"))
     assert len(table.rows) == len(est.equations_)
     assert [row[0] for row in table.rows].count("*") == 1
-    marked = next(row for row in table.rows if row[0] == "*")
-    assert marked[1] == est.selected_
+    assert [row[0] for row in table.rows].index("*") == est.selected_
+    assert table.rows[est.selected_][1] == est.n_terms_
     assert "shapes" in res.figures and any(isinstance(s, interp.Figure) and s.name == "shapes" for s in res.sections)
     records = res.payload["equations"]
     assert [r["n_terms"] for r in records] == list(est.equations_["n_terms"])
+    assert [r["n_features"] for r in records] == list(est.equations_["n_features"])
     assert sum(r["selected"] for r in records) == 1 and all(isinstance(r["formula"], str) for r in records)
     data = json.loads(res.to_json())
     assert data["explanation"]["equations"] == records

@@ -1,0 +1,75 @@
+"""A fitted model of one size (its terms and intercept) and the least-squares algebra on it.
+
+The estimator grows, simplifies, sparsifies and scores models of every size; all of them go
+through these few functions: the terms' values on rows (``design``), the weights and intercept
+re-solved by least squares (``solved``), the mean squared error (``mse``) and the argument
+ranges predictions clip to (``measure_ranges``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .families import U_FLOOR
+from .terms import Term
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model of one size: its terms (each carrying its weight) and its intercept."""
+
+    terms: tuple[Term, ...]
+    intercept: float
+
+    @property
+    def n_features(self) -> int:
+        """How many features the model reads: those with a non-zero coefficient in some term."""
+        if not self.terms:
+            return 0
+        return int(np.count_nonzero(np.any([tm.v != 0 for tm in self.terms], axis=0)))
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Min-max scaled rows ``Xs`` and the target ``t`` on them."""
+
+    Xs: np.ndarray
+    t: np.ndarray
+
+
+def design(terms, Xs) -> np.ndarray:
+    """The terms' values g_k(u_k) on the scaled rows, one column per term, u clipped to each
+    term's ``u_range`` when it is set, as ``predict`` does."""
+    cols = [tm.ridge.value(tm.theta, tm.argument(Xs)[0]) for tm in terms]
+    return np.column_stack(cols) if cols else np.zeros((Xs.shape[0], 0))
+
+
+def solved(terms, G, t) -> Model:
+    """The terms with their weights and the intercept re-solved by least squares on ``t``
+    (``G``: the terms' values, ``design``); new Term objects, the given ones are untouched.
+
+    The columns are scaled to unit norm before the solve: lstsq's cutoff is relative to the
+    largest singular value, so one term whose values reach 1e20 would otherwise zero the
+    weights of all the others (and leave its own at 1e-21)."""
+    A = np.column_stack([np.ones(len(t)), G])
+    norms = np.linalg.norm(A, axis=0)
+    norms = np.where(np.isfinite(norms) & (norms > 0), norms, 1.0)
+    scaled, *_ = np.linalg.lstsq(A / norms, t, rcond=None)
+    coef = scaled / norms
+    return Model(tuple(Term(tm.ridge, tm.theta, tm.v, w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
+
+
+def mse(model: Model, G, t) -> float:
+    """The model's mean squared error on ``t`` (``G``: its terms' values on those rows)."""
+    w = np.array([tm.weight for tm in model.terms])
+    return float(np.mean((t - model.intercept - G @ w) ** 2))
+
+
+def measure_ranges(terms, Xs) -> None:
+    """Set each term's ``u_range`` to the range of its argument on the rows ``Xs``."""
+    for tm in terms:
+        lin = tm.linear(Xs)
+        lo = max(U_FLOOR, float(lin.min()))
+        tm.u_range = (lo, max(lo, float(lin.max())))
