@@ -9,12 +9,17 @@ time of mpmath.meijerg (default 15 digits) per point, timed on a random subsampl
 ``MP_POINTS`` of the draw's points and scaled to all of them, the relative error against mpmath
 at 30 digits on that subsample, and how many points our call sent to mpmath.  Times are CPU
 time of this process (``time.process_time``), so that other processes on a shared machine do
-not change the ratios.
+not change the ratios.  CPU time counts every thread of the process: after a product that BLAS
+runs on several threads, OpenBLAS keeps its threads spinning for a while, and whatever is timed
+next is charged for them (one reason ``scaled`` runs its large products on one thread).
 
 Prints per configuration and stratum: the median ratio, the worst draw's ratio and fallback
-count, the share of draws at >= 300x, the largest relative error and the fallback total.  Last,
+count, the share of draws at >= 300x, the largest relative error and the fallback total.  Then
 the cost of one pass of the scaled sum (a fixed part and a part per point and term), which
 ``strategy.GROUP_SAVE`` weighs when it decides whether a group of points gets its own pass.
+Last, the time of (2,2,3,3) draws at ``BLAS_POINTS`` points (series of ~1,000 terms), with the
+large products on one BLAS thread (``scaled.BLAS_THREADS_FROM``, as the package runs them) and
+on as many as BLAS likes, wall and CPU time.
 
     python benchmarks/symbolic_meijerg.py [draws per configuration, default 200]
 """
@@ -27,6 +32,7 @@ import numpy as np
 
 from interp_symbolic import meijerg
 from interp_symbolic.families import PAPER_FAMILIES
+from interp_symbolic.meijer import scaled
 from interp_symbolic.meijer.coefficients import cached_block_coeffs
 from interp_symbolic.meijer.scaled import sum_scaled
 from interp_symbolic.meijer.series import Parameters
@@ -38,6 +44,8 @@ MP_POINTS = 10
 REPEATS = 3
 TARGET = 300.0
 CLOSE = (0.02, 0.2)
+BLAS_POINTS = 500
+BLAS_DRAWS = 8
 
 
 def draw(rng, orders, close):
@@ -53,9 +61,11 @@ def draw(rng, orders, close):
     return [list(a[:n]), list(a[n:])], [list(b[:m]), list(b[m:])]
 
 
-def points(rng):
-    z = rng.uniform(0.0, 4.0, 3 * POINTS)
-    return z[(z > 0) & (np.abs(z - 1.0) >= 0.05)][:POINTS]
+def points(rng, n=None):
+    """``n`` (default POINTS) points z in (0, 4] with |z - 1| >= 0.05."""
+    n = POINTS if n is None else n
+    z = rng.uniform(0.0, 4.0, 3 * n)
+    return z[(z > 0) & (np.abs(z - 1.0) >= 0.05)][:n]
 
 
 def cpu_time(fn, reps):
@@ -132,6 +142,29 @@ def pass_cost():
           f" and term; GROUP_SAVE = {GROUP_SAVE:.0e} point-terms = {1e3 * GROUP_SAVE * per_term:.2f} ms")
 
 
+def blas_threads():
+    """Median wall and CPU time per call of (2,2,3,3) draws at BLAS_POINTS points (series of
+    ~1,000 terms near |z| = 1): the large products on one BLAS thread, as ``scaled`` runs
+    them, and on as many as BLAS likes."""
+    rng = np.random.default_rng(2)
+    cases = [(*draw(rng, (2, 2, 3, 3), False), points(rng, BLAS_POINTS)) for _ in range(BLAS_DRAWS)]
+    threshold = scaled.BLAS_THREADS_FROM
+    for label, limit in (("one BLAS thread", threshold), ("BLAS's own threads", float("inf"))):
+        scaled.BLAS_THREADS_FROM = limit
+        wall, cpu = [], []
+        for a_s, b_s, z in cases:
+            for _ in range(REPEATS):
+                cached_block_coeffs.cache_clear()
+                t0, c0 = time.perf_counter(), time.process_time()
+                meijerg(a_s, b_s, z)
+                wall.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
+        print(f"(2, 2, 3, 3) at {BLAS_POINTS} points, {label}: {1e3 * np.median(wall):.2f} ms wall"
+              f" (worst {1e3 * max(wall):.2f}), {1e3 * np.median(cpu):.2f} ms CPU per call")
+    scaled.BLAS_THREADS_FROM = threshold
+
+
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else DRAWS)
     pass_cost()
+    blas_threads()

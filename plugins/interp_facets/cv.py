@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import InputError, progress
 
-from .blas import single_threaded_blas
+from interp.blas import single_threaded_blas
 from .estimators import FacetsClassifier, FacetsRegressor, binary_target
 from .path import fit_path
 from .penalties import L2

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from interp import InputError
 from interp.preprocessing import BinaryLabels, binary_labels
 
-from .blas import single_threaded_blas
+from interp.blas import single_threaded_blas
 from .problem import Objective, SolveResult
 from .refit import refit_scale, usable
 from .search import Card, RowLimits, local_search

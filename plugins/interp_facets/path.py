@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from .blas import single_threaded_blas
+from interp.blas import single_threaded_blas
 from .problem import Objective, gram_matrix, step_metric
 from .solver import SolverOptions, WarmStart, solve
 

@@ -30,7 +30,7 @@ from scipy import linalg
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from interp.blas import single_threaded_blas
 
 from interp import InputError, KernelOperator
 
@@ -127,7 +127,7 @@ class PropositionalNystroem(TransformerMixin, BaseEstimator):
         K = propositional_kernel(self.formula_, self.landmarks_, normalize=self.normalize, operators=self.operators_)
         # one BLAS thread: an eigensolver of this size gains little from more, and OpenBLAS
         # threads waiting for a busy core slow it down by an order of magnitude
-        with threadpool_limits(1, user_api="blas"):
+        with single_threaded_blas():
             values, vectors = linalg.eigh(K, driver="evd")  # divide and conquer: all pairs, fast
         keep = values >= EIGEN_CUT * max(values[-1], 0.0)
         if values[-1] <= 0 or not keep.any():

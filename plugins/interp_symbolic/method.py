@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from interp import Explanation, InputError
+from interp.blas import single_threaded_blas
 from interp.data import check_finite
 from interp.preprocessing import infer_task
 
@@ -201,13 +202,11 @@ def _blackbox(model, inputs: Inputs, split: Split, task, random_state) -> BlackB
         return BlackBox(model, type(model).__name__)
     if inputs.y is None:
         raise InputError(f"training the {model!r} black box needs a target y")
-    from threadpoolctl import threadpool_limits
-
     box = make_blackbox(model, task == "classification", random_state)
     # BLAS on one thread: the MLP's products are minibatches of 200 rows, and threading them
     # only adds synchronisation (the weights are the same; docs/methods/symbolic.md, "Scale").
     # Reading the box stays threaded: its large products round differently on one thread.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         box.fit(inputs.X[split.blackbox], inputs.y[split.blackbox])
     return BlackBox(box, model)
 

@@ -125,6 +125,21 @@ def test_smooth_signs_match_gammasgn(factors, K):
     assert fa.integral == bool((fa.offset == np.round(fa.offset)).any())
 
 
+@pytest.mark.parametrize("orders", CONFIGS + [(3, 2, 4, 5)])
+def test_factor_layout_is_the_derivative_of_the_offsets(orders):
+    # the cached d offset / d theta against the offsets moved by one parameter at a time
+    # (offsets are linear in theta; dyadic values keep the differences exact)
+    m, n, p, q = orders
+    theta = np.arange(1, p + q + 1) / 8.0 + 1 / 64
+    for h in range(m):
+        fa = series.residue_factors(Parameters(m, n, theta[:p], theta[p:]), h)
+        assert len(fa) == p + q - 1 and set(fa.slope * fa.power) <= {-1.0, 1.0}
+        for i in range(p + q):
+            moved = theta + (np.arange(p + q) == i) / 4.0
+            diff = series.residue_factors(Parameters(m, n, moved[:p], moved[p:]), h).offset - fa.offset
+            np.testing.assert_array_equal(diff, fa.coef[:, i] / 4.0)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_first_length_block_same_as_full_cap(seed):
     # p == q: the block from the first ``first_length`` coefficients equals the one from Kcap
@@ -329,3 +344,19 @@ def test_continuation_only_where_the_equation_allows():
     assert not continuation.continuable(Parameters(1, 1, [0.35, -0.45], [0.15, 0.8]))
     assert continuation.continuable(Parameters(2, 2, [0.1, 0.2, 0.3], [0.4, 0.5, 0.6]))
     assert continuation.continuable(Parameters(2, 0, [0.1], [0.4, 0.5, 0.6]))
+
+
+def test_large_products_run_on_one_blas_thread():
+    # from the size at which OpenBLAS would split a product over threads, the scaled sum's
+    # products run on one (threads stall on a busy machine); below it the setting is untouched
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    with scaled._one_blas_thread(scaled.BLAS_THREADS_FROM - 1):
+        assert blas_threads() == before
+    with scaled._one_blas_thread(scaled.BLAS_THREADS_FROM):
+        assert all(t == 1 for t in blas_threads())
+    assert blas_threads() == before

@@ -134,9 +134,9 @@ def block_coeffs(par: Parameters, h: int, K: int, want_grad: bool) -> BlockCoeff
                            np.zeros((K, P)) if want_grad else None)
     if not fa.integral:  # no Gamma argument can be a pole: recurrences
         if K <= SHORT_SERIES:
-            return _smooth_short(fa, K, P, want_grad)
-        return _smooth_long(fa, K, P, want_grad)
-    return _with_zeros(fa, K, P, want_grad)
+            return _smooth_short(fa, K, want_grad)
+        return _smooth_long(fa, K, want_grad)
+    return _with_zeros(fa, K, want_grad)
 
 
 @lru_cache(maxsize=COEFF_CACHE)
@@ -146,7 +146,7 @@ def cached_block_coeffs(par: Parameters, h: int, K: int, want_grad: bool) -> Blo
     return block_coeffs(par, h, K, want_grad)
 
 
-def _smooth_short(fa: GammaFactors, K: int, P: int, want_grad: bool) -> BlockCoeffs:
+def _smooth_short(fa: GammaFactors, K: int, want_grad: bool) -> BlockCoeffs:
     """No argument at a pole, short series: log Gamma, its sign and digamma per (factor, k);
     ``log_err`` is the worst case of the sum."""
     t = k_tables(K)
@@ -155,11 +155,11 @@ def _smooth_short(fa: GammaFactors, K: int, P: int, want_grad: bool) -> BlockCoe
     # (the ufuncs' reductions directly: what .sum / np.prod call, without their wrappers)
     log_err = np.add.reduce(np.abs(lg), axis=0) - t.log_weight + 1.0
     sign = t.sign * np.multiply.reduce(gammasgn(X), axis=0)
-    dlog = digamma(X).T @ (fa.power[:, None] * fa.grad_matrix(P)) if want_grad else None
+    dlog = digamma(X).T @ (fa.power[:, None] * fa.coef) if want_grad else None
     return BlockCoeffs(K, t.log_weight + fa.power @ lg, sign, log_err, _no_zeros(K), _never_dead(K), dlog)
 
 
-def _smooth_long(fa: GammaFactors, K: int, P: int, want_grad: bool) -> BlockCoeffs:
+def _smooth_long(fa: GammaFactors, K: int, want_grad: bool) -> BlockCoeffs:
     """No argument at a pole, K > SHORT_SERIES: log|c_k| from the ratios of successive terms
     (``_ratio_steps``, ``_running_sum``), signs by parity, digamma anchored."""
     Kp = -(-K // ANCHOR) * ANCHOR
@@ -171,7 +171,7 @@ def _smooth_long(fa: GammaFactors, K: int, P: int, want_grad: bool) -> BlockCoef
         # step k -> k + 1: slope +1: Gamma(x + 1) = x Gamma(x); slope -1: Gamma(x - 1) = Gamma(x) / (x - 1)
         Y = X - (fa.slope < 0)[:, None]
         psi = _anchored(digamma, X, fa.slope[:, None] / Y)
-        dlog = psi[:, :K].T @ (fa.power[:, None] * fa.grad_matrix(P))
+        dlog = psi[:, :K].T @ (fa.power[:, None] * fa.coef)
     return BlockCoeffs(K, mags.log_mag, sign, mags.log_err, _no_zeros(K), _never_dead(K), dlog)
 
 
@@ -288,7 +288,7 @@ def _anchored(fn, X: np.ndarray, step: np.ndarray) -> np.ndarray:
     return res.reshape(F, Kp)
 
 
-def _with_zeros(fa: GammaFactors, K: int, P: int, want_grad: bool) -> BlockCoeffs | None:
+def _with_zeros(fa: GammaFactors, K: int, want_grad: bool) -> BlockCoeffs | None:
     """Some argument is an integer: log Gamma per (factor, k) with the reciprocal-Gamma zeros
     exact (counted in ``n_zeros``); None if a numerator Gamma hits a pole."""
     t = k_tables(K)
@@ -305,7 +305,7 @@ def _with_zeros(fa: GammaFactors, K: int, P: int, want_grad: bool) -> BlockCoeff
     n_zeros, dead = (pole.sum(axis=0), pole[fa.slope < 0].any(axis=0)) if anypole else (_no_zeros(K), _never_dead(K))
     dlog = limits = None
     if want_grad:
-        coef = fa.grad_matrix(P)
+        coef = fa.coef
         psi = digamma(Xs)
         if anypole:
             psi = np.where(pole, 0.0, psi)

@@ -59,14 +59,12 @@ def _log_block(par: Parameters, h: int, K: int, want_grad: bool) -> LogBlock:
         Z = Z + pole
         if want_grad:
             psi = np.where(pole, 0.0, digamma(np.where(pole, 1.0, x)))
-            for i, c in fac.grad[f]:
-                D[:, i] += e * c * psi
+            D += np.multiply.outer(psi, e * fac.coef[f])
             if pole.any():  # d/dx 1/Gamma(x) at x = -r is (-1)^r r!
                 r = -x[pole]
                 lim_log[pole] = gammaln(r + 1.0)
                 lim_sign[pole] = np.where(r % 2 == 0, 1.0, -1.0)
-                for i, c in fac.grad[f]:
-                    lim_coef[pole, i] = -e * c  # e = -1 for denominators: +c
+                lim_coef[pole] = -e * fac.coef[f]  # e = -1 for denominators: +coef
     return LogBlock(S, L, par.b[h] + k, Z, D, lim_sign, lim_log, lim_coef)
 
 

@@ -12,10 +12,12 @@ then uses ``logspace``).  Call with numpy floating-point errors ignored.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import attrs
 import numpy as np
+from interp.blas import single_threaded_blas
 
 from .bounds import EPS, TERMS_LOG, choose_K, scaled_rounding, scaled_tail
 from .coefficients import SHORT_SERIES, BlockCoeffs, cached_block_coeffs, k_tables
@@ -26,6 +28,7 @@ DIRECT_POWERS_UP_TO = 96  # up to this K every power is exp(k log x); above, x^(
 POWER_BLOCK_SMALL = 16  # B for K <= POWER_BLOCK_SWITCH
 POWER_BLOCK_LARGE = 32
 POWER_BLOCK_SWITCH = 400
+BLAS_THREADS_FROM = 2 ** 18  # multiply-adds from which OpenBLAS runs a product on several threads
 LENGTH_GRID = 128  # first_length is a multiple of this (> SHORT_SERIES: the same recurrences as Kcap)
 
 
@@ -202,7 +205,6 @@ class PowerProduct:
 
 def _product(logx: np.ndarray, blocks: list[ScaledBlock]) -> PowerProduct:
     """One product for all blocks: x^k is shared, the columns are stacked."""
-    N = logx.shape[0]
     K = max(bl.K for bl in blocks)
     ncol = blocks[0].C.shape[1]
     if len(blocks) == 1 and blocks[0].K == K:
@@ -211,17 +213,27 @@ def _product(logx: np.ndarray, blocks: list[ScaledBlock]) -> PowerProduct:
         C = np.zeros((K, ncol * len(blocks)))
         for i, bl in enumerate(blocks):
             C[:bl.K, i * ncol:(i + 1) * ncol] = bl.C
-    ncol_all = C.shape[1]
-    if K <= DIRECT_POWERS_UP_TO:
-        # x^k = exp(k log x): relative error eps k |log x|.  The products k log x as a rank-one
-        # matrix product (exact: one product per entry, no sums; faster than an outer product
-        # with a short inner dimension; k from one shared table: K varies from call to call)
-        k = k_tables(DIRECT_POWERS_UP_TO).k[:K]
-        V = np.dot(logx.reshape(-1, 1), k.reshape(1, -1))
-        np.exp(V, out=V)
-        R_all = np.ascontiguousarray((V @ C).T)  # (contiguous rows: cheaper to use below)
-        return PowerProduct(R_all, ncol, V, float(K))  # the K-term dot products
-    # x^(B i + j) = x^(B i) x^j: N (K / B + B) exp instead of N K, sums of B and K / B
+    with _one_blas_thread(logx.shape[0] * K * C.shape[1]):
+        if K <= DIRECT_POWERS_UP_TO:
+            return _direct_powers(logx, C, ncol)
+        return _blocked_powers(logx, C, ncol)
+
+
+def _direct_powers(logx: np.ndarray, C: np.ndarray, ncol: int) -> PowerProduct:
+    """x^k = exp(k log x): relative error eps k |log x|.  The products k log x as a rank-one
+    matrix product (exact: one product per entry, no sums; faster than an outer product with a
+    short inner dimension; k from one shared table: K varies from call to call)."""
+    K = C.shape[0]
+    k = k_tables(DIRECT_POWERS_UP_TO).k[:K]
+    V = np.dot(logx.reshape(-1, 1), k.reshape(1, -1))
+    np.exp(V, out=V)
+    R_all = np.ascontiguousarray((V @ C).T)  # (contiguous rows: cheaper to use below)
+    return PowerProduct(R_all, ncol, V, float(K))  # the K-term dot products
+
+
+def _blocked_powers(logx: np.ndarray, C: np.ndarray, ncol: int) -> PowerProduct:
+    """x^(B i + j) = x^(B i) x^j: N (K / B + B) exp instead of N K, sums of B and K / B."""
+    N, (K, ncol_all) = logx.shape[0], C.shape
     B = POWER_BLOCK_SMALL if K <= POWER_BLOCK_SWITCH else POWER_BLOCK_LARGE
     nA = -(-K // B)
     if nA * B > K:
@@ -231,6 +243,16 @@ def _product(logx: np.ndarray, blocks: list[ScaledBlock]) -> PowerProduct:
     T = Xb @ C.reshape(nA, B, ncol_all).transpose(1, 0, 2).reshape(B, nA * ncol_all)
     R_all = np.matmul(XA[:, None, :], T.reshape(N, nA, ncol_all))[:, 0, :].T  # (faster than einsum)
     return PowerProduct(R_all, ncol, None, float(B + nA + 1))
+
+
+def _one_blas_thread(size: int):
+    """BLAS on one thread for a product of ``size`` multiply-adds, from the size at which
+    OpenBLAS would split it over threads: these products are thin (few columns, or a short
+    inner dimension), and on a busy machine the threads wait for each other far longer than
+    the product takes (``benchmarks/symbolic_meijerg.py`` prints both)."""
+    if size < BLAS_THREADS_FROM:
+        return contextlib.nullcontext()
+    return single_threaded_blas()
 
 
 def _combine(parts: list[BlockSum], logw: np.ndarray, p: int, q: int, want_grad: bool) -> SeriesResult:

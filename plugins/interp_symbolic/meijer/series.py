@@ -16,10 +16,14 @@ series by its factors (``residue_factors``) and the engine (``coefficients``, ``
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Union
 
 import attrs
 import numpy as np
+
+
+LAYOUT_CACHE = 256  # factor layouts kept (one per orders and h)
 
 
 class NumeratorPole(Exception):
@@ -74,54 +78,61 @@ class Parameters:
 
 
 @attrs.frozen(eq=False)
+class FactorLayout:
+    """What the Gamma factors of the series at the poles b_h + k share with every parameter set
+    of the same orders and h: slope and power per factor (F,) and ``coef`` (F, P), d offset_f /
+    d theta_i with theta = (a_1..a_p, b_1..b_q) (read-only; memoised, as it depends on the
+    orders alone)."""
+
+    slope: np.ndarray
+    power: np.ndarray
+    coef: np.ndarray
+
+
+@lru_cache(maxsize=LAYOUT_CACHE)
+def factor_layout(m: int, n: int, p: int, q: int, h: int) -> FactorLayout:
+    """The layout of ``residue_factors`` in Slater's order: Gamma(b_j - b_h - k) for j < m,
+    j != h; Gamma(1 - a_j + b_h + k) for j < n; 1/Gamma(1 - b_j + b_h + k) for j >= m;
+    1/Gamma(a_j - b_h - k) for j >= n."""
+    rows = [(-1.0, 1.0, p + j, 1.0) for j in range(m) if j != h] + [(1.0, 1.0, j, -1.0) for j in range(n)] \
+        + [(1.0, -1.0, p + j, -1.0) for j in range(m, q)] + [(-1.0, -1.0, j, 1.0) for j in range(n, p)]
+    coef = np.zeros((len(rows), p + q))
+    for f, (_, _, i, c) in enumerate(rows):
+        coef[f, i] = c
+        coef[f, p + h] -= c  # (the offset moves with b_h against b_j or a_j)
+    layout = FactorLayout(np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), coef)
+    for v in (layout.slope, layout.power, layout.coef):
+        v.setflags(write=False)
+    return layout
+
+
+@attrs.frozen(eq=False)
 class GammaFactors:
     """The factors Gamma(offset_f + slope_f k) ** power_f of term k of a residue series
-    (slope, power = +-1), as arrays (F,); ``grad[f]`` lists (i, c): d offset_f / d theta_i = c,
+    (slope, power = +-1), as arrays (F,); ``coef`` (F, P): d offset_f / d theta_i,
     theta = (a_1..a_p, b_1..b_q); ``integral``: some offset is an integer or not finite, so an
     argument may sit at a pole of Gamma (the general path of ``coefficients``)."""
 
     offset: np.ndarray
     slope: np.ndarray
     power: np.ndarray
-    grad: tuple
+    coef: np.ndarray
     integral: bool
 
     def __len__(self) -> int:
-        return len(self.grad)
-
-    def grad_matrix(self, P: int) -> np.ndarray:
-        """(F, P): d offset_f / d theta_i."""
-        coef = np.zeros((len(self.grad), P))
-        for f, row in enumerate(self.grad):
-            for i, c in row:
-                coef[f, i] += c
-        return coef
+        return self.offset.shape[0]
 
 
 def residue_factors(par: Parameters, h: int) -> GammaFactors:
     """The Gamma factors of the series at the poles b_h + k, in Slater's order (see the module
-    docstring); term k is (-1)^k / k! * prod(factors) * w^(b_h + k)."""
-    a, b, m, n, p, q = par.a.tolist(), par.b.tolist(), par.m, par.n, par.p, par.q  # (Python floats: faster)
+    docstring and ``factor_layout``); term k is (-1)^k / k! * prod(factors) * w^(b_h + k)."""
+    a, b, m, n = par.a.tolist(), par.b.tolist(), par.m, par.n  # (Python floats: faster)
     bh = b[h]
-    offset, slope, power, grad = [], [], [], []
-
-    def add(off, s, e, row):
-        offset.append(off)
-        slope.append(s)
-        power.append(e)
-        grad.append(row)
-
-    for j in range(m):
-        if j != h:
-            add(b[j] - bh, -1.0, 1.0, ((p + j, 1.0), (p + h, -1.0)))
-    for j in range(n):
-        add(1.0 - a[j] + bh, 1.0, 1.0, ((j, -1.0), (p + h, 1.0)))
-    for j in range(m, q):
-        add(1.0 - b[j] + bh, 1.0, -1.0, ((p + j, -1.0), (p + h, 1.0)))
-    for j in range(n, p):
-        add(a[j] - bh, -1.0, -1.0, ((j, 1.0), (p + h, -1.0)))
+    offset = [b[j] - bh for j in range(m) if j != h] + [1.0 - a[j] + bh for j in range(n)] \
+        + [1.0 - b[j] + bh for j in range(m, par.q)] + [a[j] - bh for j in range(n, par.p)]
     integral = any(v.is_integer() or not math.isfinite(v) for v in offset)  # (cheaper here than on the array)
-    return GammaFactors(np.array(offset), np.array(slope), np.array(power), tuple(grad), integral)
+    lay = factor_layout(m, n, par.p, par.q, h)
+    return GammaFactors(np.array(offset), lay.slope, lay.power, lay.coef, integral)
 
 
 def is_pole(x: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
-"""One BLAS thread per fit: parallelism comes from joblib over the CV grid instead.
+"""One BLAS thread while a block runs: the methods parallelise with joblib, not inside BLAS.
 
-The solvers do many small matrix-vector products, where BLAS threads only add overhead (and
-thrash when the machine is busy).
+Their hot loops are many small or thin matrix products (solver steps, series of a few
+columns), where BLAS threads only add synchronisation, and on a busy machine spin far longer
+than the product takes.
 """
 
 from __future__ import annotations
