@@ -19,11 +19,11 @@ elementary (or named closed-form) functions, and fit time.
 
 * ours: ``SymbolicPursuitRegressor(random_state=0)`` with default settings (as a user would
   run it; identity link on every target).  Complexity is the ``complexity`` column of
-  ``equations_`` for the selected row (sympy ``count_ops`` of the model's sum, the clip of each
-  term's argument to its domain counted as two operations); without ``equations_`` (the code
-  before this session) it is ``count_ops(expression_)``.  ``--tables`` prints every row of
-  ``equations_`` with its R^2 on this benchmark's held-out rows (from the row's sympy
-  expression).
+  ``equations_`` for the selected row (``render.operations`` of the printed sum and of each
+  argument's definition: sympy's ``count_ops``, a square root counted once, as gplearn counts
+  it); without ``equations_`` (the code before this session) it is ``count_ops(expression_)``.
+  ``--tables`` prints every row of ``equations_`` with its R^2 on this benchmark's held-out rows
+  (from the row's sympy expression).
 * before: the same estimator from the code before this session (``--before``, default
   /tmp/before/.venv/bin/python), for its fit time, in its own process.
 * gplearn: ``gplearn.genetic.SymbolicRegressor`` installed by this script into its own venv

@@ -20,9 +20,11 @@ pursuit with back-fitting (eq. 10-12):
    held-out rows far worse), and scored on held-out rows (``validation_fraction``, u clipped to
    its training range as ``predict`` clips it);
 5. each simplified model is made sparser rung by rung (``sparsify.sparser_models``: at most 89,
-   55, ..., 2, 1 features per term, each rung refitted), and the rungs no other model beats on
-   both complexity and held-out loss join the table (``equations_``); ``model_selection`` picks
-   the row ``predict`` uses, refitted on every row.
+   55, ..., 2, 1 features per term, each rung refitted); every model's printed arguments get
+   round coefficients and no constant where the loss allows (``tidy.tidy_arguments``), and the
+   rungs no other model beats on both complexity and held-out loss join the table
+   (``equations_``); ``model_selection`` picks the row ``predict`` uses, refitted on every row
+   (its weights and intercept rounded where the loss allows: ``tidy.round_weights``).
 
 ``SymbolicPursuitRegressor`` fits a real target (or, with ``link="logit"``, probabilities on the
 logit scale); ``SymbolicPursuitClassifier`` is a binary classifier whose decision function is the
@@ -43,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from interp import InputError, RidgeFamily
+from interp.blas import single_threaded_blas
 from interp.preprocessing import binary_labels
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -54,6 +57,7 @@ from .model import Model, Rows, design, measure_ranges, mse, solved
 from .simplify import RESOLUTION, simplify_term
 from .sparsify import sparser_models
 from .terms import Candidate, Term, fit_term, projection
+from .tidy import Scaling, round_weights, tidy_arguments
 
 log = logging.getLogger("interp_symbolic")
 
@@ -181,10 +185,16 @@ def _holds(old: Model, new: Model, fit: Rows, check: Rows, tol) -> bool:
     return bool(after <= before + max(tol, HOLDOUT_TOL) * max(before, RESOLUTION * float(np.var(check.t))))
 
 
-def _refitted(model: Model, Xs, t) -> Model:
-    """``model`` with its weights and intercept refitted on every row, and each term's argument
-    range ``u_range`` (to which predictions clip u) measured on them."""
-    final = solved(model.terms, design(model.terms, Xs), t)
+def _refitted(model: Model, Xs, t, tol=None) -> Model:
+    """``model`` with its weights and intercept refitted on every row (and rounded within
+    ``tol``, when given: ``tidy.round_weights``), and each term's argument range ``u_range``
+    (to which predictions clip u) measured on them.  The terms' values are taken unclipped
+    (the ReLU floor only): on these rows that is what clipping to their own range gives, which
+    is what ``predict`` does, whatever ranges ``model``'s terms were measured on before."""
+    G = design([tm.with_weight(tm.weight) for tm in model.terms], Xs)
+    final = solved(model.terms, G, t)
+    if tol is not None:
+        final = round_weights(final, G, t, tol)
     measure_ranges(final.terms, Xs)
     return final
 
@@ -208,10 +218,12 @@ def _complexities(records) -> np.ndarray:
 def _undominated(costs, losses, own) -> np.ndarray:
     """Which models to keep: the pursuit's ``own`` model of each size, and every other one no
     model beats, with at most its every cost (``costs``: one row per model) and at most its
-    loss, one of them strictly less."""
+    loss, one of them strictly less, or all of them equal and the model earlier (a rung that
+    rounding made the same as another is kept once)."""
     at_most = np.all(costs[None, :, :] <= costs[:, None, :], axis=2) & (losses[None, :] <= losses[:, None])
     strictly = np.any(costs[None, :, :] < costs[:, None, :], axis=2) | (losses[None, :] < losses[:, None])
-    return own | ~np.any(at_most & strictly, axis=1)
+    earlier = np.tri(len(losses), k=-1, dtype=bool)  # [i, j]: j < i
+    return own | ~np.any(at_most & (strictly | earlier), axis=1)
 
 
 def _select(table, choice, scale) -> int:
@@ -300,9 +312,7 @@ class _SymbolicPursuit(BaseEstimator):
         simplify them, tabulate them in ``equations_`` and keep the one ``model_selection``
         chooses, its weights refitted on every row.  BLAS runs single-threaded: the problems
         are small, and multi-threading them only adds synchronisation."""
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"), np.errstate(all="ignore"), warnings.catch_warnings():
+        with single_threaded_blas(), np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             self.data_min_ = X.min(axis=0)
             rng_ = X.max(axis=0) - self.data_min_
@@ -321,6 +331,9 @@ class _SymbolicPursuit(BaseEstimator):
                 models = [_simplified(m, fit, check, forms, self.simplify_tol, self.maxiter)
                           for m in models]
                 rungs = [sparser_models(m, fit, self.maxiter) for m in models]
+                scaling = Scaling(self.data_min_, self.data_range_)
+                models = [tidy_arguments(m, fit, self.simplify_tol, scaling) for m in models]
+                rungs = [[tidy_arguments(r, fit, self.simplify_tol, scaling) for r in extra] for extra in rungs]
             else:
                 rungs = [[] for _ in models]
             self._tabulate(models, rungs, Xs, t, rows)
@@ -451,7 +464,8 @@ class _SymbolicPursuit(BaseEstimator):
         own = np.array([o for _, o in candidates])
         sizes = np.array([[r["n_terms"], r["n_features"]] for r in records], dtype=float)
         kept = np.flatnonzero(_undominated(sizes, _selection_losses(records), own))
-        views = [self._view(_refitted(candidates[i][0], Xs, t)) for i in kept]
+        tol = self.simplify_tol if self.simplify else None
+        views = [self._view(_refitted(candidates[i][0], Xs, t, tol)) for i in kept]
         records = [self._with_formula(records[i], view) for i, view in zip(kept, views)]
         keep = _undominated(_complexities(records)[:, None], _selection_losses(records), own[kept])
         self.equations_ = pd.DataFrame([r for r, k in zip(records, keep) if k], columns=list(EQUATION_COLUMNS))
@@ -537,7 +551,7 @@ class _SymbolicPursuit(BaseEstimator):
         xs0 = self._scale(x0[None, :])
         for tm in self.terms_:
             u, inside = tm.argument(xs0)
-            c = tm.v / (np.linalg.norm(tm.v) * math.sqrt(d)) / self.data_range_
+            c = tm.slope() / self.data_range_
             if not inside[0]:
                 continue
             _, _, du = tm.ridge.value_and_grad(tm.theta, u, max_fallback=None)
@@ -596,7 +610,8 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         parameters to small rationals and drop negligible direction coefficients
         (``simplify.simplify_term``).
         With simplify, each model is also offered with fewer features per term
-        (``sparsify.sparser_models``): those rungs are rows of ``equations_`` too.
+        (``sparsify.sparser_models``): those rungs are rows of ``equations_`` too; and the
+        numbers printed are rounded where the loss allows (``tidy``).
     simplify_tol : relative loss increase allowed for each of those rewrites.
     model_selection : which row of ``equations_`` ``predict`` uses: "best" (lowest held-out
         loss), "simplest" (the least complex row whose held-out loss is within ``SIMPLEST_TOL`` =
@@ -618,8 +633,9 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         size 1..K (a single row of 0 terms when no term was accepted), each followed by its
         sparser rungs that no row beats on both complexity and held-out loss. Columns:
         ``n_terms``; ``n_features``, the features the model reads; ``complexity``, the
-        operations (``sympy.count_ops``) of the printed formula (``render.formula_complexity``:
-        the sum and each argument's definition; not the link, not the domains); ``train_loss``
+        operations (``render.operations``: sympy's ``count_ops``, a square root one) of the
+        printed formula (``render.formula_complexity``: the sum and each argument's
+        definition; not the link, not the domains); ``train_loss``
         and ``test_loss``, the mean squared error on the model's scale (the logit for a logit
         link) on the training and the held-out rows (NaN without held-out rows); ``r2``,
         held out; ``formula`` and ``latex`` (``render.model_formula``, 4 significant digits) and

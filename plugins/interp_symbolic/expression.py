@@ -15,7 +15,6 @@ time limit, in the main thread only; kept only when it is real and matches the n
 from __future__ import annotations
 
 import logging
-import math
 import signal
 import threading
 from contextlib import contextmanager
@@ -153,11 +152,14 @@ class TermForm:
     closed: bool
 
 
-def direction(v, data_min, data_range) -> tuple[np.ndarray, float]:
-    """(c, c_0) with a term's linear argument v . x' / (||v|| sqrt(d)) = c . x + c_0 on the
-    unscaled rows x (x' = (x - data_min) / data_range)."""
-    c = v / (np.linalg.norm(v) * math.sqrt(len(v)) * data_range)
-    return c, float(-c @ data_min)
+def direction(tm, data_min, data_range) -> tuple[np.ndarray, float]:
+    """(c, c_0) with a term's linear argument slope . x' + shift = c . x + c_0 on the unscaled
+    rows x (x' = (x - data_min) / data_range).  A constant that is the cancellation of the
+    shift and c . data_min to 1e-12 of their size (``tidy`` set it to 0) is 0."""
+    c = tm.slope() / data_range
+    moved = float(c @ data_min)
+    c0 = tm.shift - moved
+    return c, 0.0 if abs(c0) <= 1e-12 * (abs(tm.shift) + abs(moved)) else c0
 
 
 def _clipped_argument(tm, xs, c, c0):
@@ -240,7 +242,7 @@ def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False)
     forms, closed = [], []
     for tm in terms:
         form = term_form(tm)
-        u = _clipped_argument(tm, xs, *direction(tm.v, data_min, data_range))
+        u = _clipped_argument(tm, xs, *direction(tm, data_min, data_range))
         forms.append(form.shape)
         closed.append(form.closed)
         expr = expr + sp.Float(tm.weight) * form.numeric.xreplace({U: u})
@@ -293,6 +295,18 @@ def _folded(tm, shape) -> tuple[sp.Expr, float]:
     return shape.xreplace(replace), scale
 
 
+def printed_scale(tm) -> float | None:
+    """The factor the printer folds into a closed-form term's argument (``_folded``: w of
+    exp(w u); 1 when none), or None for a term that does not print as a closed form of its own
+    (a Meijer G or a custom family without a matching ``expression``)."""
+    from .closed_forms import ClosedForm
+
+    if not isinstance(tm.ridge_family, ClosedForm):
+        return None
+    form = _custom_form(tm)
+    return _folded(tm, form.shape)[1] if form.closed else None
+
+
 def readable_terms(est) -> tuple[ReadableTerm, ...]:
     """The fitted terms of ``est`` as printed (see ``ReadableTerm``), from each term's stored
     ``closed_form`` (built again where a model lacks it)."""
@@ -300,7 +314,7 @@ def readable_terms(est) -> tuple[ReadableTerm, ...]:
     for tm in est.terms_:
         shape = tm.closed_form if tm.closed_form is not None else term_form(tm).shape
         shape, scale = _folded(tm, shape)
-        c, c0 = direction(tm.v, est.data_min_, est.data_range_)
+        c, c0 = direction(tm, est.data_min_, est.data_range_)
         lo, hi = _u_range(tm)
         out.append(ReadableTerm(tm.weight, shape, scale * c, scale * c0, (scale * lo, scale * hi)))
     return tuple(out)
@@ -321,7 +335,7 @@ def lambdify_expression(est):
     mods = {"meijerg": _np_meijerg}
     for k, tm in enumerate(est.terms_):
         if tm.orders is None:
-            u = _clipped_argument(tm, xs, *direction(tm.v, est.data_min_, est.data_range_))
+            u = _clipped_argument(tm, xs, *direction(tm, est.data_min_, est.data_range_))
             expr = expr.xreplace({sp.Function(tm.family)(u): sp.Function(f"_ridge_{k}")(u)})
             mods[f"_ridge_{k}"] = _custom_ridge_function(tm)
     f = sp.lambdify(xs, expr, modules=[mods, "scipy", "numpy"])

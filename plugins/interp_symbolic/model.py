@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .families import U_FLOOR
-from .terms import Term
+from .terms import Term  # noqa: F401 - Model's terms
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def solved(terms, G, t) -> Model:
     norms = np.where(np.isfinite(norms) & (norms > 0), norms, 1.0)
     scaled, *_ = np.linalg.lstsq(A / norms, t, rcond=None)
     coef = scaled / norms
-    return Model(tuple(Term(tm.ridge, tm.theta, tm.v, w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
+    return Model(tuple(tm.with_weight(w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
 
 
 def mse(model: Model, G, t) -> float:

@@ -287,13 +287,21 @@ def model_formula(est, digits=SHOWN_DIGITS) -> ModelFormula:
 
 
 def formula_complexity(est) -> int:
-    """The operations (``sympy.count_ops``) of the formula ``model_formula`` prints: its sum and
+    """The operations (``operations``) of the formula ``model_formula`` prints: its sum and
     each argument's definition (a domain is not an operation; the logistic link of a classifier
     is not counted, so that sizes compare across tasks)."""
     terms, _, pieces = _printed_sum(est)
     xs = feature_symbols(est)
     linear = [_definition(t, xs, None)[0].expression for t in terms]
-    return int(sympy.count_ops(sympy.Add(*pieces)) + sum(sympy.count_ops(lin) for lin in linear))
+    return operations(sympy.Add(*pieces)) + sum(operations(lin) for lin in linear)
+
+
+def operations(expr) -> int:
+    """``sympy.count_ops`` of ``expr``, a square root counted as the one operation it prints as
+    (``sqrt(u)``, ``1/sqrt(u)``): count_ops also counts the 1/2 of its exponent as a division."""
+    roots = sum(1 for node in sympy.preorder_traversal(expr)
+                if node.is_Pow and node.exp in (sympy.Rational(1, 2), sympy.Rational(-1, 2)))
+    return int(sympy.count_ops(expr)) - roots
 
 
 def _label(c) -> str:

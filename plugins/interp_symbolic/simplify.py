@@ -49,7 +49,13 @@ DROP = 1e-3  # direction coefficients below this fraction of the largest are dro
 # cancel in huge opposite numbers, so it is not offered as a readable form
 CANCEL = 1e-3
 
-__all__ = ["Simplified", "simplify_term"]
+__all__ = ["Simplified", "loss_budget", "simplify_term"]
+
+
+def loss_budget(loss: float, var: float, tol: float) -> float:
+    """The loss a rewrite may reach: ``loss`` plus ``tol`` times the larger of it and
+    ``RESOLUTION`` of the target's variance ``var``, plus ``EXACT`` of it (see the constants)."""
+    return loss + tol * max(loss, RESOLUTION * var) + EXACT * var
 
 
 @dataclass(frozen=True)
@@ -88,8 +94,7 @@ def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 10
     meijer_loss = base.loss if base.ok else np.inf
     if term.orders is None or not base.ok:
         return Simplified(term, meijer_loss, meijer_loss)
-    var = float(np.var(residual))
-    budget = base.loss + tol * max(base.loss, RESOLUTION * var) + EXACT * var
+    budget = loss_budget(base.loss, float(np.var(residual)), tol)
     found = _closed_form(term, Xs, residual, forms, budget, maxiter, {} if curves is None else curves)
     if found is None:
         kept = _Fitted(term.ridge, base, np.zeros(len(term.theta), dtype=bool))

@@ -31,16 +31,27 @@ class Term:
     ``interp.RidgeFamily`` resolved at fit time), so the term never needs the registry again.
     ``u_range`` (lo, hi) is the training range of u, to which u is clipped when predicting;
     ``closed_form`` is g(u) as a sympy expression in the feature names.  Both are set by the
-    estimator at the end of ``fit``.
+    estimator at the end of ``fit``.  ``gain`` and ``shift`` (1 and 0 as fitted) make the
+    argument ``gain * v.x' / (||v|| sqrt(d)) + shift``: ``tidy`` sets them so that the printed
+    argument has round coefficients and no constant.
     """
 
-    def __init__(self, ridge: Ridge, theta, v, weight: float):
+    gain = 1.0  # class defaults: a term pickled before gain and shift existed reads as fitted
+    shift = 0.0
+
+    def __init__(self, ridge: Ridge, theta, v, weight: float, gain: float = 1.0, shift: float = 0.0):
         self.ridge = ridge
         self.theta = np.asarray(theta, dtype=float)
         self.v = np.asarray(v, dtype=float)
         self.weight = float(weight)
+        self.gain = float(gain)
+        self.shift = float(shift)
         self.closed_form = None
         self.u_range = None
+
+    def with_weight(self, weight: float) -> Term:
+        """A new term with the same ridge function and argument and another ``weight``."""
+        return Term(self.ridge, self.theta, self.v, weight, self.gain, self.shift)
 
     @property
     def family(self) -> str:
@@ -56,9 +67,15 @@ class Term:
         """(m, n, p, q) of a Meijer family, None for a custom family."""
         return self.ridge.orders
 
+    def slope(self) -> np.ndarray:
+        """The argument's coefficients on the scaled features: gain * v / (||v|| sqrt(d))."""
+        return self.gain * self.v / (np.linalg.norm(self.v) * math.sqrt(len(self.v)))
+
     def linear(self, Xs):
-        """v . x' / (||v|| sqrt(d)) on scaled rows: the ridge argument before the floor and clip."""
-        return Xs @ self.v / (np.linalg.norm(self.v) * math.sqrt(Xs.shape[1]))
+        """slope . x' + shift on scaled rows: the ridge argument before the floor and clip
+        (v . x' / (||v|| sqrt(d)) first, then scaled and moved: a term as fitted, gain 1 and
+        shift 0, keeps the values it was fitted with to the last bit)."""
+        return Xs @ self.v / (np.linalg.norm(self.v) * math.sqrt(Xs.shape[1])) * self.gain + self.shift
 
     def argument(self, Xs):
         """The ridge argument u, clipped to its training range (no extrapolation), and where
@@ -69,7 +86,7 @@ class Term:
 
     def as_dict(self) -> dict:
         d: dict[str, Any] = dict(family=self.family, theta=self.theta.tolist(), direction=self.v.tolist(),
-                                 weight=self.weight,
+                                 weight=self.weight, gain=self.gain, shift=self.shift,
                                  closed_form=None if self.closed_form is None else str(self.closed_form),
                                  u_range=None if self.u_range is None else list(self.u_range))
         if self.orders is not None:

@@ -4,7 +4,6 @@ the checker itself (it must reject broken forms)."""
 import pickle
 import warnings
 
-import mpmath
 import numpy as np
 import pytest
 import sympy as sp

@@ -134,19 +134,23 @@ def test_equations_has_every_size_and_only_undominated_sparser_rows(sized):
     assert np.all(table["r2"] <= 1)
 
 
-def test_each_row_refitted_on_every_row_is_no_worse_than_its_split_fit(sized):
-    """A row's model refitted on every row (what predict uses) has at most the pooled loss of
-    its training-row fit, least squares on all rows being optimal for the same terms."""
+def test_the_selected_row_is_refitted_on_every_row_and_prints_as_it_predicts(sized):
+    """predict uses the selected row's terms with weights solved by least squares on every row
+    (brute force: lstsq on the terms' values as predict clips them), then rounded within the
+    budget simplification allows (``tidy.round_weights``, ``simplify.loss_budget``)."""
+    from interp_symbolic.model import design
+    from interp_symbolic.simplify import loss_budget
+
     fits, X, y = sized
     table = fits["best"].equations_
-    n = len(y)
-    n_test = round(0.2 * n)
     for est in fits.values():
-        k = est.selected_
-        pooled = ((n - n_test) * table["train_loss"].iloc[k] + n_test * table["test_loss"].iloc[k]) / n
+        G = design(est.terms_, est._scale(X.to_numpy()))
+        A = np.column_stack([np.ones(len(y)), G])
+        least, *_ = np.linalg.lstsq(A, y, rcond=None)
+        best = float(np.mean((y - A @ least) ** 2))
         mse = float(np.mean((est.predict(X) - y) ** 2))
-        assert mse <= pooled * (1 + 1e-9) + 1e-15
-        assert sympy.srepr(table["sympy"].iloc[k]) == sympy.srepr(est.expression_)
+        assert best * (1 - 1e-9) <= mse <= loss_budget(best, float(np.var(y)), est.simplify_tol) * (1 + 1e-9)
+        assert sympy.srepr(table["sympy"].iloc[est.selected_]) == sympy.srepr(est.expression_)
         np.testing.assert_allclose(est.numpy_function()(X.to_numpy()), est.predict(X), rtol=1e-8, atol=1e-10)
 
 

@@ -242,6 +242,15 @@ def test_complexity_counts_the_printed_formula(exp_model):
     assert formula_complexity(est) == printed and printed < sympy.count_ops(est.decision_expression_)
 
 
+@pytest.mark.parametrize("text, count", [("sqrt(u + 1)", 2), ("1/sqrt(u)", 2), ("2*sqrt(u)*exp(u)", 4),
+                                          ("u**(2/3)", 2), ("exp(-u)", 2), ("a + 0.5*c", 2)])
+def test_a_square_root_is_one_operation_as_printed(text, count):
+    """As gplearn counts sqrt; sympy's count_ops adds a division for the exponent's 1/2."""
+    from interp_symbolic.render import operations
+
+    assert operations(sympy.sympify(text)) == count
+
+
 def test_latex_and_mathml_say_the_same(exp_model):
     est, _ = exp_model
     shown = model_formula(est)

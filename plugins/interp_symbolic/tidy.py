@@ -1,0 +1,150 @@
+"""Round numbers in the printed formula where the loss allows: the last step of simplification.
+
+A fitted model prints digits its fit does not need.  exp(-(2a + c)/2) is fitted, and printed,
+as ``f(x) = -0.0002111 + 0.9949*exp(-u1)`` with ``u1 = 0.9996*a + 0.4998*c - 0.005221``: the
+constant in u1 is the min-max scaling's origin (the pursuit's argument has no constant of its
+own), the rest is what least squares makes of a fit that is exact to 1e-10.  Two steps put
+round numbers in their place, each kept only while the model's loss stays within the budget
+simplification allows (``simplify.loss_budget``: ``simplify_tol`` of the loss, or of 1e-4 of
+the target's variance for a fit that exact):
+
+* ``tidy_arguments`` (on the training rows): each closed-form term's printed argument, divided
+  by its largest coefficient (a scale-free g such as u^t takes the factor into its weight) or
+  not, its coefficients rounded to 1, 2 or 3 significant digits of the largest (a coefficient
+  smaller than that rounds to 0 and its feature leaves the term) and its constant set to 0 or
+  rounded alike, the term's ``gain`` and ``shift`` set to print exactly those numbers, the
+  weights re-solved; the roundest candidate within the budget wins.  A Meijer G term keeps its argument:
+  its printed form (a hypergeometric sum) is not made readable by round coefficients.
+* ``round_weights`` (on every row, after the last solve): the intercept (to 0 first) and each
+  weight rounded to 1, 2 or 3 significant digits in turn, the constants not yet rounded
+  re-solved after each.
+
+With both, the example prints ``f(x) = exp(-u1)`` with ``u1 = a + 0.5*c``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import Model, Rows, design, mse, solved
+from .simplify import loss_budget
+from .terms import Term
+
+DIGITS = (1, 2, 3)  # significant digits tried, fewest first (the formula prints 4)
+
+__all__ = ["DIGITS", "Scaling", "round_weights", "tidy_arguments"]
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """The min-max scaling of the features (x' = (x - data_min) / data_range): the printed
+    argument is in the features' own units."""
+
+    data_min: np.ndarray
+    data_range: np.ndarray
+
+
+def quantum(reference: float, digits: int) -> float:
+    """The unit of the ``digits``-th significant digit of ``reference`` (> 0)."""
+    return 10.0 ** (math.floor(math.log10(reference)) - digits + 1)
+
+
+def tidy_arguments(model: Model, fit: Rows, tol: float, scaling: Scaling) -> Model:
+    """``model`` with each closed-form term's printed argument as round as the budget allows
+    (see the module docstring), term by term against one budget from the model's own loss on
+    ``fit``; the weights and intercept re-solved there."""
+    terms = list(model.terms)
+    G = design(terms, fit.Xs)
+    budget = loss_budget(mse(solved(terms, G, fit.t), G, fit.t), float(np.var(fit.t)), tol)
+    for k, tm in enumerate(terms):
+        for candidate in _rounder_arguments(tm, scaling):
+            column = design([candidate], fit.Xs)[:, 0]
+            if not np.all(np.isfinite(column)):
+                continue
+            trial_G = G.copy()
+            trial_G[:, k] = column
+            trial = terms[:k] + [candidate] + terms[k + 1:]
+            if mse(solved(trial, trial_G, fit.t), trial_G, fit.t) <= budget:
+                terms, G = trial, trial_G
+                break
+    return solved(terms, G, fit.t)
+
+
+def _rounder_arguments(tm: Term, scaling: Scaling) -> list[Term]:
+    """``tm`` with its printed argument rounded, roundest first (see the module docstring); none
+    for a term that is not a closed form."""
+    from .expression import direction, printed_scale
+
+    scale = printed_scale(tm)
+    if scale is None:
+        return []
+    c, c0 = direction(tm, scaling.data_min, scaling.data_range)
+    printed, constant = scale * c, scale * c0
+    top = float(np.max(np.abs(printed)))
+    if not (top > 0 and np.isfinite(top) and np.isfinite(constant)):
+        return []
+    options = []
+    for digits in DIGITS:
+        for unit in (top, 1.0):  # the largest coefficient 1 first: a scale-free g (u^t) absorbs it
+            q = quantum(top / unit, digits)
+            rounded = np.round(printed / unit / q) * q
+            options += [(rounded, 0.0), (rounded, float(np.round(constant / unit / q) * q))]
+    options.append((printed, 0.0))
+    out, seen = [], {(tuple(printed), constant)}
+    for coefficients, offset in options:
+        key = (tuple(coefficients), offset)
+        if key not in seen:
+            seen.add(key)
+            out.append(_with_printed_argument(tm, coefficients / scale, offset / scale, scaling))
+    return out
+
+
+def _with_printed_argument(tm: Term, c: np.ndarray, c0: float, scaling: Scaling) -> Term:
+    """``tm`` with the argument c . x + c0 in the features' units (its gain and shift set, its
+    direction along c in the scaled features)."""
+    slope = c * scaling.data_range
+    return Term(tm.ridge, tm.theta, slope, tm.weight, gain=float(np.linalg.norm(slope)) * math.sqrt(len(slope)),
+                shift=c0 + float(c @ scaling.data_min))
+
+
+def round_weights(model: Model, G: np.ndarray, t: np.ndarray, tol: float) -> Model:
+    """``model`` (solved on ``t``; ``G`` its terms' values) with its intercept, then each
+    weight, rounded to the fewest of ``DIGITS`` significant digits (the intercept first to 0,
+    its digits counted on the target's standard deviation when that is larger) that keep the
+    loss within the budget, the constants not yet rounded re-solved after each."""
+    budget = loss_budget(mse(model, G, t), float(np.var(t)), tol)
+    A = np.column_stack([np.ones(len(t)), G])
+    values = np.array([model.intercept] + [tm.weight for tm in model.terms])
+    fixed = np.zeros(len(values), dtype=bool)
+    for i in range(len(values)):
+        reference = max(abs(values[i]), float(np.std(t))) if i == 0 else abs(values[i])
+        if not (reference > 0 and np.isfinite(reference)):
+            fixed[i] = True
+            continue
+        tries = ([0.0] if i == 0 else []) + [round(values[i] / quantum(reference, d)) * quantum(reference, d)
+                                             for d in DIGITS]
+        fixed[i] = True
+        for value in tries:
+            trial = _resolved(A, t, values, fixed, i, value)
+            if trial is not None and float(np.mean((t - A @ trial) ** 2)) <= budget:
+                values = trial
+                break
+    return Model(tuple(tm.with_weight(w) for tm, w in zip(model.terms, values[1:])), float(values[0]))
+
+
+def _resolved(A, t, values, fixed, i, value) -> np.ndarray | None:
+    """``values`` with entry ``i`` set to ``value`` and the entries not ``fixed`` re-solved by
+    least squares (columns scaled to unit norm, as ``model.solved`` does); None if not finite."""
+    out = values.copy()
+    out[i] = value
+    free = ~fixed
+    if free.any():
+        rest = t - A[:, fixed] @ out[fixed]
+        norms = np.linalg.norm(A[:, free], axis=0)
+        norms = np.where(np.isfinite(norms) & (norms > 0), norms, 1.0)
+        scaled, *_ = np.linalg.lstsq(A[:, free] / norms, rest, rcond=None)
+        out[free] = scaled / norms
+    return out if np.all(np.isfinite(out)) else None
