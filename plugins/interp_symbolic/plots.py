@@ -97,10 +97,10 @@ def term_title(shown, k: int) -> str:
 
     from .expression import U
     from .hypergeometric import TextPrinter
-    from .render import printable
+    from .render import printable, without_unit
 
     term = sympy.Float(shown.weight) * shown.shape.xreplace({U: sympy.Symbol(f"u{k}", positive=True)})
-    return TextPrinter().doprint(printable(term, TITLE_DIGITS).expression)
+    return TextPrinter().doprint(without_unit(printable(term, TITLE_DIGITS).expression))
 
 
 def _bars(ax, values: dict[str, float], top_k: int, gid: str | None = None) -> None:

@@ -220,7 +220,7 @@ MATHML = Notation(
 NOTATIONS = (TEXT, LATEX, MATHML)
 
 
-def _without_unit(expr):
+def without_unit(expr):
     """c*rest as rest (or -rest) when the coefficient c prints as 1 (or -1): 1*a reads a."""
     coefficient, rest = expr.as_coeff_Mul()
     if isinstance(coefficient, sympy.Float) and abs(float(str(coefficient))) == 1 and rest != 1:
@@ -232,7 +232,7 @@ def _ordered_sum(pieces, digits) -> Printable:
     """The sum of ``pieces`` in their order (sympy would sort it), each ``printable`` at
     ``digits``, those that print as 0 left out."""
     shown = [printable(sympy.sympify(p), digits) for p in pieces]
-    kept = [_without_unit(p.expression) for p in shown if not p.expression.is_zero]
+    kept = [without_unit(p.expression) for p in shown if not p.expression.is_zero]
     expr = sympy.Integer(0) if not kept else kept[0] if len(kept) == 1 else sympy.Add(*kept, evaluate=False)
     return Printable(expr, sum(p.dropped for p in shown))
 
@@ -287,13 +287,14 @@ def model_formula(est, digits=SHOWN_DIGITS) -> ModelFormula:
 
 
 def formula_complexity(est) -> int:
-    """The operations (``operations``) of the formula ``model_formula`` prints: its sum and
-    each argument's definition (a domain is not an operation; the logistic link of a classifier
-    is not counted, so that sizes compare across tasks)."""
+    """The operations (``operations``) of the formula ``model_formula`` prints: its sum (an
+    intercept of 0 and a weight of 1 are not printed) and each argument's definition (a domain
+    is not an operation; the logistic link of a classifier is not counted, so that sizes
+    compare across tasks)."""
     terms, _, pieces = _printed_sum(est)
     xs = feature_symbols(est)
     linear = [_definition(t, xs, None)[0].expression for t in terms]
-    return operations(sympy.Add(*pieces)) + sum(operations(lin) for lin in linear)
+    return operations(_ordered_sum(pieces, None).expression) + sum(operations(lin) for lin in linear)
 
 
 def operations(expr) -> int:
