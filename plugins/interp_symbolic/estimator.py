@@ -75,7 +75,8 @@ HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the purs
 # so this check is for rewrites that generalise far worse, not for the 1% the training budget resolves
 HOLDOUT_TOL = 0.1
 SIMPLIFY_PASSES = 2  # passes of the simplification over a model's terms (see ``_simplified``)
-EQUATION_COLUMNS = ("n_terms", "n_features", "complexity", "train_loss", "test_loss", "r2", "formula", "latex", "sympy")
+EQUATION_COLUMNS = ("n_terms", "n_features", "complexity", "train_loss", "test_loss", "r2", "formula", "latex",
+                    "sympy")
 
 
 def _resolve_families(names) -> list[RidgeFamily]:
@@ -183,6 +184,12 @@ def _holds(old: Model, new: Model, fit: Rows, check: Rows, tol) -> bool:
         losses.append(mse(model, design(model.terms, check.Xs), check.t))
     before, after = losses
     return bool(after <= before + max(tol, HOLDOUT_TOL) * max(before, RESOLUTION * float(np.var(check.t))))
+
+
+def _with_rungs(model: Model, fit: Rows, tol, maxiter, scaling: Scaling) -> list[Model]:
+    """``model`` and its sparser rungs (``sparsify.sparser_models``), each with round printed
+    arguments where the loss allows (``tidy.tidy_arguments``), on the rows ``fit``."""
+    return [tidy_arguments(m, fit, tol, scaling) for m in (model, *sparser_models(model, fit, maxiter))]
 
 
 def _refitted(model: Model, Xs, t, tol=None) -> Model:
@@ -330,13 +337,11 @@ class _SymbolicPursuit(BaseEstimator):
                 fit, check = Rows(Xs[rows.train], t[rows.train]), Rows(Xs[rows.test], t[rows.test])
                 models = [_simplified(m, fit, check, forms, self.simplify_tol, self.maxiter)
                           for m in models]
-                rungs = [sparser_models(m, fit, self.maxiter) for m in models]
                 scaling = Scaling(self.data_min_, self.data_range_)
-                models = [tidy_arguments(m, fit, self.simplify_tol, scaling) for m in models]
-                rungs = [[tidy_arguments(r, fit, self.simplify_tol, scaling) for r in extra] for extra in rungs]
+                ladders = [_with_rungs(m, fit, self.simplify_tol, self.maxiter, scaling) for m in models]
             else:
-                rungs = [[] for _ in models]
-            self._tabulate(models, rungs, Xs, t, rows)
+                ladders = [[m] for m in models]
+            self._tabulate(ladders, Xs, t, rows)
             self._importances(X)
         return self
 
@@ -445,19 +450,19 @@ class _SymbolicPursuit(BaseEstimator):
                 G[:, li] = tm.ridge.value(out.theta, u)
         return terms, G
 
-    def _tabulate(self, models, rungs, Xs, t, rows: Holdout):
+    def _tabulate(self, ladders, Xs, t, rows: Holdout):
         """``equations_`` (see ``SymbolicPursuitRegressor``), ``selected_`` and the chosen model's
         ``terms_``, ``intercept_``, ``n_terms_`` and expressions.
 
-        ``models``: the pursuit's model of each size; ``rungs``: for each, its sparser models
-        (``sparsify.sparser_models``), tabulated after it unless another model beats it: one
+        ``ladders``: for each size, the pursuit's model followed by its sparser rungs
+        (``_with_rungs``); a rung is tabulated after its model unless another model beats it: one
         with at most its terms and features and at most its loss is dropped before its formula
         is built (the formulas are what tabulating costs), then one at most as complex with at
         most its loss.  The losses of a row are those of its model fitted on the training rows;
         its formula is that of the model with the weights and intercept refitted on every row,
         which is what ``predict`` uses when the row is selected.
         """
-        candidates = [c for m, extra in zip(models, rungs) for c in ((m, True), *((r, False) for r in extra))]
+        candidates = [(m, i == 0) for ladder in ladders for i, m in enumerate(ladder)]
         for m, _ in candidates:  # held-out rows are scored the way predict clips them: to the training range
             measure_ranges(m.terms, Xs[rows.train])
         records = [self._scores(m, Xs, t, rows) for m, _ in candidates]

@@ -120,9 +120,10 @@ def _closed_form(term, Xs, residual, forms, budget, maxiter, curves) -> _Fitted 
     Every form is fitted at fixed u first to the term's values (``_screen``, cached in
     ``curves``) and the promising ones are refitted jointly, simplest first and, within a
     complexity, in the order of their loss at fixed u.  A form already within the budget at
-    fixed u stays within it (the refit only lowers the loss); of those outside it but within ``SCREEN`` budgets, only the ``MAX_REFITS`` closest over
-    all complexities are refitted (a form far off at fixed u is rarely rescued by turning the
-    direction, and the joint refits are what simplification costs).  Choosing those gambles
+    fixed u stays within it (the refit only lowers the loss); of those outside it but within
+    ``SCREEN`` budgets, only the ``MAX_REFITS`` closest over all complexities are refitted (a
+    form far off at fixed u is rarely rescued by turning the direction, and the joint refits
+    are what simplification costs).  Choosing those gambles
     by their loss, not by their simplicity, keeps a close complex form (u^t exp(w u) for
     a*exp(-b) + 0.5*c) from losing its refit to simpler forms that are further off.
     """

@@ -35,7 +35,7 @@ from .terms import Term
 
 DIGITS = (1, 2, 3)  # significant digits tried, fewest first (the formula prints 4)
 
-__all__ = ["DIGITS", "Scaling", "round_weights", "tidy_arguments"]
+__all__ = ["DIGITS", "Scaling", "quantum", "round_weights", "tidy_arguments"]
 
 
 @dataclass(frozen=True)
