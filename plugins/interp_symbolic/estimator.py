@@ -19,7 +19,9 @@ pursuit with back-fitting (eq. 10-12):
    residual the rewritten ones leave; a rewrite is refused if the model then predicts the
    held-out rows far worse), and scored on held-out rows (``validation_fraction``, u clipped to
    its training range as ``predict`` clips it);
-5. each simplified model is made sparser rung by rung (``sparsify.sparser_models``: at most 89,
+5. a simplified model whose terms are not all closed forms gets a variant with each Meijer
+   term replaced by its nearest closed form whatever the loss (``_closed_variant``); each
+   model is made sparser rung by rung (``sparsify.sparser_models``: at most 89,
    55, ..., 2, 1 features per term, each rung refitted); every model's printed arguments get
    round coefficients and no constant where the loss allows (``tidy.tidy_arguments``), and the
    rungs no other model beats on both complexity and held-out loss join the table
@@ -54,7 +56,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .families import Ridge
 from .model import Model, Rows, design, measure_ranges, mse, solved
-from .simplify import RESOLUTION, simplify_term
+from .simplify import RESOLUTION, nearest_closed_form, simplify_term
 from .sparsify import sparser_models
 from .terms import Candidate, Term, fit_term, projection
 from .tidy import Scaling, round_weights, tidy_arguments
@@ -131,13 +133,13 @@ def _holdout(n, fraction, seed, strata=None) -> Holdout:
     return Holdout(train=np.setdiff1d(np.arange(n), test), test=test)
 
 
-def _simplified(model: Model, fit: Rows, check: Rows | None, forms, tol, maxiter) -> Model:
+def _simplified(model: Model, fit: Rows, check: Rows | None, forms, tol, maxiter, curves: dict) -> Model:
     """``model`` after simplification passes (``_simplify_pass``) on the rows ``fit``, its
     weights and intercept re-solved after each: a second pass offers the terms still Meijer
     again, since a rewrite of a later term and the re-solved weights change the residual they
     face.  A rewrite is kept only if the model predicts the held-out rows ``check`` (when
-    given) nearly as well (``_holds``)."""
-    curves: dict = {}  # the forms' fits at fixed u, shared by the passes (``simplify_term``)
+    given) nearly as well (``_holds``).  ``curves``: the forms' fits at fixed u, shared by the
+    passes and ``_closed_variant`` (``simplify_term``)."""
     for _ in range(SIMPLIFY_PASSES):
         meijer = [tm.orders is not None for tm in model.terms]
         if not any(meijer):
@@ -184,6 +186,30 @@ def _holds(old: Model, new: Model, fit: Rows, check: Rows, tol) -> bool:
         losses.append(mse(model, design(model.terms, check.Xs), check.t))
     before, after = losses
     return bool(after <= before + max(tol, HOLDOUT_TOL) * max(before, RESOLUTION * float(np.var(check.t))))
+
+
+def _closed_variant(model: Model, fit: Rows, forms, tol, maxiter, curves: dict) -> Model | None:
+    """``model`` with each term still a Meijer G replaced by its nearest closed form
+    (``simplify.nearest_closed_form``, in term order, against what the others leave on ``fit``),
+    the weights and intercept re-solved: the model of this size that prints without
+    hypergeometric functions, at whatever loss that costs (held-out rows decide); None when
+    no term is a Meijer G, or one has no closed form."""
+    terms = list(model.terms)
+    if all(tm.orders is None for tm in terms):
+        return None
+    G = design(terms, fit.Xs)
+    w = np.array([tm.weight for tm in terms])
+    for k, tm in enumerate(terms):
+        if tm.orders is None:
+            continue
+        residual = fit.t - model.intercept - (G @ w - G[:, k] * w[k])
+        new = nearest_closed_form(tm, fit.Xs, residual, forms, tol, maxiter, curves)
+        if new is None:
+            return None
+        terms[k] = new
+        G[:, k] = design([new], fit.Xs)[:, 0]
+        w[k] = new.weight
+    return solved(terms, G, fit.t)
 
 
 def _with_rungs(model: Model, fit: Rows, tol, maxiter, scaling: Scaling) -> list[Model]:
@@ -335,15 +361,29 @@ class _SymbolicPursuit(BaseEstimator):
 
                 forms = registered_closed_forms()
                 fit, check = Rows(Xs[rows.train], t[rows.train]), Rows(Xs[rows.test], t[rows.test])
-                models = [_simplified(m, fit, check, forms, self.simplify_tol, self.maxiter)
-                          for m in models]
-                scaling = Scaling(self.data_min_, self.data_range_)
-                ladders = [_with_rungs(m, fit, self.simplify_tol, self.maxiter, scaling) for m in models]
+                candidates = self._table_candidates(models, fit, check, forms)
             else:
-                ladders = [[m] for m in models]
-            self._tabulate(ladders, Xs, t, rows)
+                candidates = [(m, True) for m in models]
+            self._tabulate(candidates, Xs, t, rows)
             self._importances(X)
         return self
+
+    def _table_candidates(self, models, fit: Rows, check: Rows, forms) -> list[tuple[Model, bool]]:
+        """The rows ``equations_`` is chosen from, each with whether it is the pursuit's own
+        model of its size: per size, the simplified model (``_simplified``, own) and its
+        closed-form variant (``_closed_variant``), each followed by its sparser rungs, all with
+        round printed arguments (``_with_rungs``)."""
+        scaling = Scaling(self.data_min_, self.data_range_)
+        out = []
+        for model in models:
+            curves: dict = {}
+            simple = _simplified(model, fit, check, forms, self.simplify_tol, self.maxiter, curves)
+            closed = _closed_variant(simple, fit, forms, self.simplify_tol, self.maxiter, curves)
+            for start, own in ((simple, True), (closed, False)):
+                if start is not None:
+                    ladder = _with_rungs(start, fit, self.simplify_tol, self.maxiter, scaling)
+                    out += [(m, own and i == 0) for i, m in enumerate(ladder)]
+        return out
 
     def _grow(self, ridges, Xs, t, seed) -> list[Model]:
         """The pursuit loop: add terms until ``max_terms``, ``loss_tol`` or ``patience`` stops it.
@@ -450,32 +490,34 @@ class _SymbolicPursuit(BaseEstimator):
                 G[:, li] = tm.ridge.value(out.theta, u)
         return terms, G
 
-    def _tabulate(self, ladders, Xs, t, rows: Holdout):
+    def _tabulate(self, candidates, Xs, t, rows: Holdout):
         """``equations_`` (see ``SymbolicPursuitRegressor``), ``selected_`` and the chosen model's
         ``terms_``, ``intercept_``, ``n_terms_`` and expressions.
 
-        ``ladders``: for each size, the pursuit's model followed by its sparser rungs
-        (``_with_rungs``); a rung is tabulated after its model unless another model beats it: one
-        with at most its terms and features and at most its loss is dropped before its formula
-        is built (the formulas are what tabulating costs), then one at most as complex with at
-        most its loss.  The losses of a row are those of its model fitted on the training rows;
-        its formula is that of the model with the weights and intercept refitted on every row,
-        which is what ``predict`` uses when the row is selected.
+        ``candidates``: (model, whether it is the pursuit's own model of its size)
+        (``_table_candidates``).  The own models are always tabulated; another model is unless
+        another beats it: one with at most its terms, features and Meijer terms and at most its
+        loss is dropped before its formula is built (the formulas are what tabulating costs),
+        then one at most as complex with at most its loss.  Rows are ordered by size, the own
+        model first, then by decreasing complexity.  The losses of a row are those of its model
+        fitted on the training rows; its formula is that of the model with the weights and
+        intercept refitted on every row, which is what ``predict`` uses when the row is selected.
         """
-        candidates = [(m, i == 0) for ladder in ladders for i, m in enumerate(ladder)]
         for m, _ in candidates:  # held-out rows are scored the way predict clips them: to the training range
             measure_ranges(m.terms, Xs[rows.train])
         records = [self._scores(m, Xs, t, rows) for m, _ in candidates]
         own = np.array([o for _, o in candidates])
-        sizes = np.array([[r["n_terms"], r["n_features"]] for r in records], dtype=float)
+        sizes = np.array([[r["n_terms"], r["n_features"], sum(tm.orders is not None for tm in m.terms)]
+                          for r, (m, _) in zip(records, candidates)], dtype=float)
         kept = np.flatnonzero(_undominated(sizes, _selection_losses(records), own))
         tol = self.simplify_tol if self.simplify else None
         views = [self._view(_refitted(candidates[i][0], Xs, t, tol)) for i in kept]
         records = [self._with_formula(records[i], view) for i, view in zip(kept, views)]
-        keep = _undominated(_complexities(records)[:, None], _selection_losses(records), own[kept])
-        self.equations_ = pd.DataFrame([r for r, k in zip(records, keep) if k], columns=list(EQUATION_COLUMNS))
+        keep = np.flatnonzero(_undominated(_complexities(records)[:, None], _selection_losses(records), own[kept]))
+        order = sorted(keep, key=lambda i: (records[i]["n_terms"], not own[kept[i]], -_complexities([records[i]])[0]))
+        self.equations_ = pd.DataFrame([records[i] for i in order], columns=list(EQUATION_COLUMNS))
         self.equations_["complexity"] = self.equations_["complexity"].astype("Int64")
-        views = [v for v, k in zip(views, keep) if k]
+        views = [views[i] for i in order]
         on = rows.test if len(rows.test) else rows.train
         self.selected_ = _select(self.equations_, self.model_selection, float(np.var(t[on])) or 1.0)
         chosen = views[self.selected_]
@@ -614,9 +656,10 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         log(1 + .), ...; ``closed_forms.registered_closed_forms``) whose loss allows it, snap its
         parameters to small rationals and drop negligible direction coefficients
         (``simplify.simplify_term``).
-        With simplify, each model is also offered with fewer features per term
-        (``sparsify.sparser_models``): those rungs are rows of ``equations_`` too; and the
-        numbers printed are rounded where the loss allows (``tidy``).
+        With simplify, each model is also offered in closed forms only (each remaining Meijer
+        term as its nearest closed form) and with fewer features per term
+        (``sparsify.sparser_models``): those are rows of ``equations_`` too; and the numbers
+        printed are rounded where the loss allows (``tidy``).
     simplify_tol : relative loss increase allowed for each of those rewrites.
     model_selection : which row of ``equations_`` ``predict`` uses: "best" (lowest held-out
         loss), "simplest" (the least complex row whose held-out loss is within ``SIMPLEST_TOL`` =
@@ -636,7 +679,8 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
     ----------
     equations_ : pandas DataFrame, like PySR's table of equations: the pursuit's model of each
         size 1..K (a single row of 0 terms when no term was accepted), each followed by its
-        sparser rungs that no row beats on both complexity and held-out loss. Columns:
+        closed-form variant and sparser rungs that no row beats on both complexity and held-out
+        loss, by decreasing complexity. Columns:
         ``n_terms``; ``n_features``, the features the model reads; ``complexity``, the
         operations (``render.operations``: sympy's ``count_ops``, a square root one) of the
         printed formula (``render.formula_complexity``: the sum and each argument's

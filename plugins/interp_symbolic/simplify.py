@@ -49,7 +49,7 @@ DROP = 1e-3  # direction coefficients below this fraction of the largest are dro
 # cancel in huge opposite numbers, so it is not offered as a readable form
 CANCEL = 1e-3
 
-__all__ = ["Simplified", "loss_budget", "simplify_term"]
+__all__ = ["Simplified", "loss_budget", "nearest_closed_form", "simplify_term"]
 
 
 def loss_budget(loss: float, var: float, tol: float) -> float:
@@ -103,6 +103,32 @@ def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 10
         found = _without_tiny(_snapped(found, Xs, residual, budget, maxiter), Xs, residual, budget, maxiter)
     fit = found.fit
     return Simplified(Term(found.ridge, fit.theta, fit.v, fit.weight), fit.loss, meijer_loss)
+
+
+def nearest_closed_form(term: Term, Xs, residual, forms, tol: float, maxiter: int = 100,
+                        curves: dict | None = None) -> Term | None:
+    """The closed form of ``forms`` nearest a Meijer ``term`` on ``residual``, whatever the loss
+    it costs: the form closest to the term's values at fixed u (``_screen``; ``curves`` as for
+    ``simplify_term``), refitted jointly with the direction, then snapped and its tiny
+    coefficients dropped within ``tol`` of that refit's own loss; None when no form fits or
+    the term is not a Meijer G.  ``simplify_term`` keeps a Meijer term no form matches within
+    the budget; this is the readable model's term instead, for a row of its own."""
+    if term.orders is None:
+        return None
+    u, _ = projection(term.v, Xs)
+    shape = term.ridge.value(term.theta, u)
+    screened = [c for c in (_screen(form, term, Xs, residual, u, shape, {} if curves is None else curves)
+                            for form in forms) if c is not None]
+    if not screened:
+        return None
+    closest = min(screened, key=lambda c: (c.loss, c.ridge.family.complexity))
+    fit = fit_term(closest.ridge, Xs, residual, [(closest.theta, term.v)], maxiter)
+    if not (fit.ok and _varies(closest.ridge, fit, Xs)):
+        return None
+    budget = loss_budget(fit.loss, float(np.var(residual)), tol)
+    found = _Fitted(closest.ridge, fit, np.zeros(len(fit.theta), dtype=bool))
+    found = _without_tiny(_snapped(found, Xs, residual, budget, maxiter), Xs, residual, budget, maxiter).fit
+    return Term(closest.ridge, found.theta, found.v, found.weight)
 
 
 @dataclass(frozen=True)
