@@ -55,7 +55,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .families import Ridge
-from .model import Model, Rows, design, measure_ranges, mse, solved
+from .model import Model, Rows, design, measure_ranges, mse, replaced_in_turn, solved
 from .simplify import RESOLUTION, nearest_closed_form, simplify_term
 from .sparsify import sparser_models
 from .terms import Candidate, Term, fit_term, projection
@@ -190,26 +190,18 @@ def _holds(old: Model, new: Model, fit: Rows, check: Rows, tol) -> bool:
 
 def _closed_variant(model: Model, fit: Rows, forms, tol, maxiter, curves: dict) -> Model | None:
     """``model`` with each term still a Meijer G replaced by its nearest closed form
-    (``simplify.nearest_closed_form``, in term order, against what the others leave on ``fit``),
+    (``simplify.nearest_closed_form``, in term order, against what the others leave on ``fit``:
+    ``model.replaced_in_turn``),
     the weights and intercept re-solved: the model of this size that prints without
     hypergeometric functions, at whatever loss that costs (held-out rows decide); None when
     no term is a Meijer G, or one has no closed form."""
-    terms = list(model.terms)
-    if all(tm.orders is None for tm in terms):
+    if all(tm.orders is None for tm in model.terms):
         return None
-    G = design(terms, fit.Xs)
-    w = np.array([tm.weight for tm in terms])
-    for k, tm in enumerate(terms):
-        if tm.orders is None:
-            continue
-        residual = fit.t - model.intercept - (G @ w - G[:, k] * w[k])
-        new = nearest_closed_form(tm, fit.Xs, residual, forms, tol, maxiter, curves)
-        if new is None:
-            return None
-        terms[k] = new
-        G[:, k] = design([new], fit.Xs)[:, 0]
-        w[k] = new.weight
-    return solved(terms, G, fit.t)
+
+    def nearest(tm: Term, residual) -> Term | None:
+        return tm if tm.orders is None else nearest_closed_form(tm, fit.Xs, residual, forms, tol, maxiter, curves)
+
+    return replaced_in_turn(model, fit, nearest)
 
 
 def _with_rungs(model: Model, fit: Rows, tol, maxiter, scaling: Scaling) -> list[Model]:

@@ -8,12 +8,13 @@ ranges predictions clip to (``measure_ranges``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .families import U_FLOOR
-from .terms import Term  # noqa: F401 - Model's terms
+from .terms import Term
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,26 @@ def solved(terms, G, t) -> Model:
     scaled, *_ = np.linalg.lstsq(A / norms, t, rcond=None)
     coef = scaled / norms
     return Model(tuple(tm.with_weight(w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
+
+
+def replaced_in_turn(model: Model, fit: Rows, replace: Callable[[Term, np.ndarray], Term | None]) -> Model | None:
+    """``model`` with each term given in turn to ``replace(term, residual)``, the residual what
+    the intercept and the other terms leave of the target on ``fit`` (the earlier terms already
+    replaced, the weights as they stand), then the weights and intercept re-solved; a term
+    ``replace`` returns as it is stays; None when it returns None for one."""
+    terms = list(model.terms)
+    G = design(terms, fit.Xs)
+    w = np.array([tm.weight for tm in terms])
+    for k, tm in enumerate(terms):
+        residual = fit.t - model.intercept - (G @ w - G[:, k] * w[k])
+        new = replace(tm, residual)
+        if new is None:
+            return None
+        if new is not tm:
+            terms[k] = new
+            G[:, k] = design([new], fit.Xs)[:, 0]
+            w[k] = new.weight
+    return solved(terms, G, fit.t)
 
 
 def mse(model: Model, G, t) -> float:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import Model, Rows, design, solved
+from .model import Model, Rows, replaced_in_turn
 from .terms import Term, fit_term
 
 LADDER = (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144)  # features per term at each rung (those above a
@@ -47,22 +47,12 @@ def sparser_models(model: Model, fit: Rows, maxiter: int) -> list[Model]:
 
 def _rung(model: Model, fit: Rows, m: int, maxiter: int) -> Model | None:
     """``model`` with at most ``m`` features per term, each cut term refitted against the
-    residual of the others (in term order, with the weights as they stand), then the weights
-    and the intercept re-solved; None when a cut term cannot be refitted."""
-    terms = list(model.terms)
-    G = design(terms, fit.Xs)
-    w = np.array([tm.weight for tm in terms])
-    for k, tm in enumerate(terms):
-        if np.count_nonzero(tm.v) <= m:
-            continue
-        residual = fit.t - model.intercept - (G @ w - G[:, k] * w[k])
-        new = _cut(tm, fit.Xs, residual, m, maxiter)
-        if new is None:
-            return None
-        terms[k] = new
-        G[:, k] = design([new], fit.Xs)[:, 0]
-        w[k] = new.weight
-    return solved(terms, G, fit.t)
+    residual of the others (``model.replaced_in_turn``), then the weights and the intercept
+    re-solved; None when a cut term cannot be refitted."""
+    def cut(tm: Term, residual) -> Term | None:
+        return tm if np.count_nonzero(tm.v) <= m else _cut(tm, fit.Xs, residual, m, maxiter)
+
+    return replaced_in_turn(model, fit, cut)
 
 
 def _cut(term: Term, Xs, residual, m: int, maxiter: int) -> Term | None:
