@@ -22,6 +22,7 @@ overflowed to 2.485e-1784), and a constant beyond [``TINY``, ``HUGE``] in magnit
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -108,13 +109,21 @@ def equation_records(est) -> list[dict]:
 
 def equations_table(est) -> Table:
     """``equations_`` as the table "Models by size": the selected row marked with *, each
-    formula's first line (its u definitions are the selected model's, above, or the payload's)."""
+    formula on one line (``one_line``), so that a sparser row says which features it reads."""
     rows = [("*" if r["selected"] else "", r["n_terms"], r["n_features"], r["complexity"], r["train_loss"],
-             r["test_loss"], r["r2"], r["formula"].splitlines()[0] if r["formula"] else "")
+             r["test_loss"], r["r2"], one_line(r["formula"]) if r["formula"] else "")
             for r in equation_records(est)]
     return Table(("", "terms", "features", "complexity", "train loss", "held-out loss", "held-out R^2", "formula"),
                  rows, title=f"Models by size (* = the model used, model_selection={est.model_selection!r}; "
                              "losses: mean squared error on the model's scale)")
+
+
+def one_line(formula: str) -> str:
+    """A printed formula (``model_formula``'s text) on one line: the sum, then each argument's
+    definition without its domain, separated by "; " (a note on dropped constants left out)."""
+    lines = formula.splitlines()
+    definitions = [line.split("   for ")[0] for line in lines[1:] if re.match(r"u\d+ = ", line)]
+    return "; ".join([lines[0], *definitions])
 
 
 class FoldedConstant(sympy.UnevaluatedExpr):

@@ -255,6 +255,17 @@ def test_a_square_root_is_one_operation_as_printed(text, count):
     assert operations(sympy.sympify(text)) == count
 
 
+def test_a_table_row_reads_its_own_arguments():
+    """The table of models by size prints each row on one line with its own u definitions (a
+    sparser row reads other features than the selected model), without domains or notes."""
+    from interp_symbolic.render import one_line
+
+    text = "f(x) = 2*exp(-u1) + sin(u2)\nu1 = a + 0.5*c   for u1 in [0.02, 1.4]\nu2 = b   for u2 in [0, 1]\n" \
+           "(1 constant below 1e-300 printed as 0)"
+    assert one_line(text) == "f(x) = 2*exp(-u1) + sin(u2); u1 = a + 0.5*c; u2 = b"
+    assert one_line("f(x) = 3") == "f(x) = 3"
+
+
 def test_latex_and_mathml_say_the_same(exp_model):
     est, _ = exp_model
     shown = model_formula(est)
