@@ -505,8 +505,9 @@ class _SymbolicPursuit(BaseEstimator):
         tol = self.simplify_tol if self.simplify else None
         views = [self._view(_refitted(candidates[i][0], Xs, t, tol)) for i in kept]
         records = [self._with_formula(records[i], view) for i, view in zip(kept, views)]
-        keep = np.flatnonzero(_undominated(_complexities(records)[:, None], _selection_losses(records), own[kept]))
-        order = sorted(keep, key=lambda i: (records[i]["n_terms"], not own[kept[i]], -_complexities([records[i]])[0]))
+        complexity = _complexities(records)
+        keep = np.flatnonzero(_undominated(complexity[:, None], _selection_losses(records), own[kept]))
+        order = sorted(keep, key=lambda i: (records[i]["n_terms"], not own[kept[i]], -complexity[i]))
         self.equations_ = pd.DataFrame([records[i] for i in order], columns=list(EQUATION_COLUMNS))
         self.equations_["complexity"] = self.equations_["complexity"].astype("Int64")
         views = [views[i] for i in order]

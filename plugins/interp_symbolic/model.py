@@ -49,17 +49,19 @@ def design(terms, Xs) -> np.ndarray:
 
 def solved(terms, G, t) -> Model:
     """The terms with their weights and the intercept re-solved by least squares on ``t``
-    (``G``: the terms' values, ``design``); new Term objects, the given ones are untouched.
+    (``G``: the terms' values, ``design``); new Term objects, the given ones are untouched."""
+    coef = least_squares(np.column_stack([np.ones(len(t)), G]), t)
+    return Model(tuple(tm.with_weight(w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
 
-    The columns are scaled to unit norm before the solve: lstsq's cutoff is relative to the
-    largest singular value, so one term whose values reach 1e20 would otherwise zero the
-    weights of all the others (and leave its own at 1e-21)."""
-    A = np.column_stack([np.ones(len(t)), G])
+
+def least_squares(A, t) -> np.ndarray:
+    """argmin ||A x - t||, the columns of ``A`` scaled to unit norm before the solve: lstsq's
+    cutoff is relative to the largest singular value, so one term whose values reach 1e20 would
+    otherwise zero the weights of all the others (and leave its own at 1e-21)."""
     norms = np.linalg.norm(A, axis=0)
     norms = np.where(np.isfinite(norms) & (norms > 0), norms, 1.0)
     scaled, *_ = np.linalg.lstsq(A / norms, t, rcond=None)
-    coef = scaled / norms
-    return Model(tuple(tm.with_weight(w) for tm, w in zip(terms, coef[1:])), float(coef[0]))
+    return scaled / norms
 
 
 def replaced_in_turn(model: Model, fit: Rows, replace: Callable[[Term, np.ndarray], Term | None]) -> Model | None:

@@ -100,7 +100,7 @@ def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 10
         kept = _Fitted(term.ridge, base, np.zeros(len(term.theta), dtype=bool))
         found = _without_tiny(kept, Xs, residual, budget, maxiter=None)
     else:
-        found = _without_tiny(_snapped(found, Xs, residual, budget, maxiter), Xs, residual, budget, maxiter)
+        found = _polished(found, Xs, residual, budget, maxiter)
     fit = found.fit
     return Simplified(Term(found.ridge, fit.theta, fit.v, fit.weight), fit.loss, meijer_loss)
 
@@ -127,7 +127,7 @@ def nearest_closed_form(term: Term, Xs, residual, forms, tol: float, maxiter: in
         return None
     budget = loss_budget(fit.loss, float(np.var(residual)), tol)
     found = _Fitted(closest.ridge, fit, np.zeros(len(fit.theta), dtype=bool))
-    found = _without_tiny(_snapped(found, Xs, residual, budget, maxiter), Xs, residual, budget, maxiter).fit
+    found = _polished(found, Xs, residual, budget, maxiter).fit
     return Term(closest.ridge, found.theta, found.v, found.weight)
 
 
@@ -210,6 +210,12 @@ def _snapped(found: _Fitted, Xs, residual, budget, maxiter) -> _Fitted:
         if refit.ok and refit.loss <= budget:
             return _Fitted(found.ridge, refit, pinned)
     return found
+
+
+def _polished(found: _Fitted, Xs, residual, budget, maxiter) -> _Fitted:
+    """``found`` snapped (``_snapped``), then without its tiny coefficients (``_without_tiny``),
+    each step kept only within ``budget``."""
+    return _without_tiny(_snapped(found, Xs, residual, budget, maxiter), Xs, residual, budget, maxiter)
 
 
 def _without_tiny(found: _Fitted, Xs, residual, budget, maxiter) -> _Fitted:

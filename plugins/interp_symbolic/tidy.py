@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Model, Rows, design, mse, solved
+from .model import Model, Rows, design, least_squares, mse, solved
 from .simplify import loss_budget
 from .terms import Term
 
@@ -136,15 +136,11 @@ def round_weights(model: Model, G: np.ndarray, t: np.ndarray, tol: float) -> Mod
 
 
 def _resolved(A, t, values, fixed, i, value) -> np.ndarray | None:
-    """``values`` with entry ``i`` set to ``value`` and the entries not ``fixed`` re-solved by
-    least squares (columns scaled to unit norm, as ``model.solved`` does); None if not finite."""
+    """``values`` with entry ``i`` set to ``value`` and the entries not ``fixed`` re-solved
+    (``model.least_squares``); None if not finite."""
     out = values.copy()
     out[i] = value
     free = ~fixed
     if free.any():
-        rest = t - A[:, fixed] @ out[fixed]
-        norms = np.linalg.norm(A[:, free], axis=0)
-        norms = np.where(np.isfinite(norms) & (norms > 0), norms, 1.0)
-        scaled, *_ = np.linalg.lstsq(A[:, free] / norms, rest, rcond=None)
-        out[free] = scaled / norms
+        out[free] = least_squares(A[:, free], t - A[:, fixed] @ out[fixed])
     return out if np.all(np.isfinite(out)) else None
