@@ -5,9 +5,9 @@ folds, ``StratifiedKFold(n_folds, shuffle=True, random_state=0)``:
 
 * **Facets**: what a user of ``interp run --plugin facets --max-rows 10 --max-points 5`` gets:
   the card's own readable design (``interp_facets.features.card_features``, fitted on the
-  training fold) and ``FacetsClassifierCV(max_rows=10, max_points=5)``, whose hyperparameters
-  are chosen by its inner CV on the training fold; accuracy and AUC of the card's risk on the
-  test fold.
+  training fold) and ``FacetsClassifierCV(max_rows=10, max_points=5)``, whose card is chosen
+  by its card search on the training fold (the lowest training loss over its few gammas, no
+  inner CV); accuracy and AUC of the card's risk on the test fold.
 * **FasterRisk** 0.1.10: ``RiskScoreOptimizer(k, lb=-5, ub=5)``, model 0 of its pool (its lowest
   training loss), on the raw columns with k = 5 and k = 10, and with k = 10 on quantile-binarised
   columns (``x <= t`` at the training fold's deciles) for the sets that have non-binary columns.
@@ -178,7 +178,7 @@ def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te) -> dict:
         model = FacetsClassifierCV(max_rows=MAX_ROWS, max_points=MAX_POINTS, random_state=0)
         model.fit(design.X, y_tr)
         seconds = time.perf_counter() - start
-        Z_te = design.binarizer.transform(X_te) if design.binarizer is not None else X_te.to_numpy()
+        Z_te = design.binarizer.transform(X_te)
         proba = model.predict_proba(Z_te)[:, 1]
     points = np.asarray(model.best_estimator_.points_)
     return dict(accuracy=float(np.mean(model.predict(Z_te) == y_te)), auc=auc(y_te, proba),
@@ -237,8 +237,8 @@ def report(ours: dict, peer: dict) -> None:
     n = len(ours)
     print(f"\nFacets within {TOLERANCE} of FasterRisk k=10: accuracy on {level['accuracy']}/{n} sets, "
           f"AUC on {level['auc']}/{n}, both on {level['both']}/{n}.")
-    print("fit s: median over folds of one whole fit (Facets: design + CV grid + refit; FasterRisk: "
-          "optimize); ratio = Facets / FasterRisk k=10. rows and pts: the largest over folds.")
+    print("fit s: median over folds of one whole fit (Facets: design + card search + refit; "
+          "FasterRisk: optimize); ratio = Facets / FasterRisk k=10. rows and pts: the largest over folds.")
     worst = {name: summary(ours[name])["worst_seconds"] / summary(peer[name]["k10"])["worst_seconds"]
              for name in ours}
     print("worst-fold fit ratio: " + ", ".join(f"{k} {v:.2f}x" for k, v in worst.items()))

@@ -173,6 +173,9 @@ class _FacetsCVBase(BaseEstimator):
                  penalty="scf", eps=0.01, penalty_params=None, solver="newton", tol=1e-4,
                  max_iter=2000, fit_intercept=True, refit_scale=True, snap_tol=1e-4, n_jobs=None,
                  random_state=0, max_cv_rows=MAX_CV_ROWS, max_points=5, max_rows=None):
+        """One keyword per hyperparameter, stored as given: scikit-learn's estimator contract
+        (``get_params``, ``set_params`` and ``clone`` read them back by name, and checks wait
+        for ``fit``), so they cannot be grouped into a record."""
         self.gammas = gammas
         self.betas = betas
         self.cv = cv
@@ -246,9 +249,9 @@ class _FacetsCVBase(BaseEstimator):
         return 1 - ss_res / ss_tot if ss_tot > 0 else -ss_res
 
     # ------------------------------------------------------------------ fit
-    def _settings(self) -> tuple[Objective, SolverOptions, float]:
+    def _settings(self, limits: RowLimits) -> tuple[Objective, SolverOptions, float]:
         """The checked parameters: the objective (gamma 1; each path sets its own; the box of
-        ``max_points``), the solver options and the snap tolerance."""
+        ``limits.max_points``), the solver options and the snap tolerance."""
         tol = check_positive("tol", self.tol)
         solver = check_solver(self.solver)
         max_iter = check_max_iter(self.max_iter)
@@ -256,11 +259,8 @@ class _FacetsCVBase(BaseEstimator):
         if self.eps is not None:
             check_eps(self.eps)
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
-                              fit_intercept=self.fit_intercept, max_points=self._limits().max_points)
+                              fit_intercept=self.fit_intercept, max_points=limits.max_points)
         return objective, SolverOptions(solver, tol, max_iter), snap_tol
-
-    def _limits(self) -> RowLimits:
-        return RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept)
 
     def _cv_rows(self, y_orig) -> np.ndarray | None:
         """The rows the grid runs on: None (all of them) up to ``max_cv_rows`` rows, else that
@@ -289,28 +289,28 @@ class _FacetsCVBase(BaseEstimator):
         refitted on every row, warm-started from the grid's solution.  ``cv_sample_`` holds the
         indices of the rows the grid ran on (None: all), ``cv_rows_`` their number and
         ``subsampled_`` whether they were fewer than all."""
-        limits = self._limits()  # bad max_rows / max_points, before any work
+        # bad max_rows / max_points, before any work
+        limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept)
         rows = self._cv_rows(y_orig)
         grid_rows = slice(None) if rows is None else rows
         self.cv_sample_ = rows
         self.subsampled_ = rows is not None
         self.cv_rows_ = int(X.shape[0] if rows is None else rows.size)
         if limits.max_rows is not None:
-            found = self._search_rows(X[grid_rows], y_num[grid_rows])
+            found = self._search_rows(X[grid_rows], y_num[grid_rows], limits)
             self._refit_rows(X, y_orig, found)
             return
-        self._fit_cv(X[grid_rows], y_num[grid_rows], y_orig[grid_rows])
+        self._fit_cv(X[grid_rows], y_num[grid_rows], y_orig[grid_rows], limits)
         self._refit(X, y_orig)
 
-    def _search_rows(self, X, y_num) -> GridSearch:
+    def _search_rows(self, X, y_num, limits: RowLimits) -> GridSearch:
         """With ``max_rows``: each gamma's Facets path seeds an integer card search (see
         :func:`.search.search_grid`); the card of lowest training loss wins.  No CV: the grid
         is a handful of paths, each stopped at max_rows rows, and the choice among their cards
         is by the loss the search minimises (as FasterRisk chooses among its multipliers).
         ``search_results_`` holds, per gamma, the seed's beta and rows and the searched card's
         loss, rows, largest point and moves."""
-        limits = self._limits()
-        objective, options, _ = self._settings()
+        objective, options, _ = self._settings(limits)
         gammas, betas = self._grid(X, y_num, limits)
         with warnings.catch_warnings(), single_threaded_blas():
             warnings.simplefilter("ignore")
@@ -358,11 +358,11 @@ class _FacetsCVBase(BaseEstimator):
                      "scale_", "penalty_", "penalty_params_"):
             setattr(self, name, getattr(est, name))
 
-    def _fit_cv(self, X, y_num, y_orig):
+    def _fit_cv(self, X, y_num, y_orig, limits: RowLimits):
         """One path per (fold or whole data, gamma), run through joblib; gathered in a
         :class:`GridTally`, from which ``cv_results_`` and the chosen point come."""
-        objective, options, snap_tol = self._settings()
-        gammas, betas = self._grid(X, y_num, self._limits())
+        objective, options, snap_tol = self._settings(limits)
+        gammas, betas = self._grid(X, y_num, limits)
         splitter = self._splitter()
         splits = list(splitter.split(X, y_orig) if hasattr(splitter, "split") else splitter)
         n_folds = len(splits)

@@ -59,6 +59,9 @@ class _FacetsBase(BaseEstimator):
     def __init__(self, lam=0.01, gamma=1.0, *, penalty="scf", eps=0.01, penalty_params=None,
                  solver="newton", tol=1e-4, max_iter=2000, fit_intercept=True, refit_scale=True,
                  snap_tol=1e-4, warm_start=False, max_points=5, max_rows=None):
+        """One keyword per hyperparameter, stored as given: scikit-learn's estimator contract
+        (``get_params``, ``set_params`` and ``clone`` read them back by name, and checks wait
+        for ``fit``), so they cannot be grouped into a record."""
         self.lam = lam
         self.gamma = gamma
         self.penalty = penalty

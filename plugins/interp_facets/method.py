@@ -68,11 +68,11 @@ def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, t
         baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
-    Why so many parameters: one keyword per option of ``FACETS_METHOD`` (19), with no
-    defaults.  The options are declared once, in ``plugin.py``; the core
-    (``Method.resolve_options``) converts, checks and defaults every one and calls
-    ``run(data, ctx, **options)``, so the signature is the option list, named, and a record
-    bundling them here would declare them a second time.
+    Why so many parameters: beside ``data`` and ``ctx``, one keyword per option of
+    ``FACETS_METHOD`` (17), with no defaults.  The options are declared once, in
+    ``plugin.py``; the core (``Method.resolve_options``) converts, checks and defaults every
+    one and calls ``run(data, ctx, **options)``, so the signature is the option list, named,
+    and a record bundling them here would declare them a second time.
     """
     _check_data(data)
     design = _design(data, binarize, n_thresholds)
