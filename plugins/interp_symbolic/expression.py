@@ -27,7 +27,7 @@ import sympy as sp
 from .closed_forms import exact_number
 from .families import U_FLOOR
 from .hypergeometric import Z as HYPER_Z
-from .hypergeometric import hypergeometric_form
+from .hypergeometric import hypergeometric_form, parameter_key
 from .meijer import meijerg
 
 log = logging.getLogger("interp_symbolic")
@@ -78,9 +78,8 @@ def _closed_form(a_s, b_s, zlo, zhi):
     equals our meijerg on [zlo, zhi], or None.  The expansion is memoised on the parameters
     alone (a term left unchanged from one model size to the next, or only its direction or
     range changed, is expanded once; a time-out is not remembered); the check runs each time."""
-    key = lambda groups: tuple(tuple(float(v) for v in g) for g in groups)  # noqa: E731
     try:
-        expr = _hyperexpanded(key(a_s), key(b_s))
+        expr = _hyperexpanded(parameter_key(a_s), parameter_key(b_s))
     except _Timeout:
         return None, _CLOSED_Z
     if expr is None or not _matches_on(expr, a_s, b_s, zlo, zhi):

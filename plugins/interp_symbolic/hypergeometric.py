@@ -195,8 +195,12 @@ def hypergeometric_form(a_s, b_s, z_lo: float, z_hi: float) -> sp.Expr:
     itself with its real parameters (memoised: a model prints its terms several times).
     Parameters for which G is undefined (some a_j - b_h, j <= n, h <= m, a positive integer)
     raise ValueError, as ``sympy.meijerg`` does."""
-    key = lambda groups: tuple(tuple(float(v) for v in g) for g in groups)  # noqa: E731
-    return _cached_form(key(a_s), key(b_s), float(z_lo), float(z_hi))
+    return _cached_form(parameter_key(a_s), parameter_key(b_s), float(z_lo), float(z_hi))
+
+
+def parameter_key(groups) -> tuple:
+    """G's parameter groups as nested tuples of floats: hashable, for a memoised function."""
+    return tuple(tuple(float(v) for v in g) for g in groups)
 
 
 # ------------------------------------------------------------------------------ printers
