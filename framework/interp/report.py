@@ -69,19 +69,28 @@ def _render(section, figures: dict) -> str:
     return f"{title}<pre>{html.escape(section.body)}</pre>"
 
 
-def _section(exp: Explanation) -> str:
+def sections_html(sections: Iterable, figures: dict) -> str:
+    """Typed sections (``Text``, ``Table``, ``Formula``, ``Figure``) as an HTML fragment; the
+    figures named in ``figures`` but in no section follow at the end."""
+    sections = tuple(sections)
+    parts = [_render(section, figures) for section in sections]
+    shown = {s.name for s in sections if isinstance(s, Figure)}
+    parts += [_render(Figure(name), figures) for name in figures if name not in shown]
+    return "\n".join(p for p in parts if p)
+
+
+def explanation_html(exp: Explanation) -> str:
+    """One explanation as an HTML ``<section>``: header, metrics, sections, parameters."""
     name = html.escape(exp.method or exp.plugin)
     parts = [f'<section id="{name}"><h2>{name}</h2>',
              f'<p class="meta">plugin {html.escape(exp.plugin)} {html.escape(exp.version)} &middot; data set '
              f"{html.escape(exp.dataset)}</p>"]
     parts.append("<h3>Metrics</h3>" + _pairs(exp.metrics, ("metric", "value")))
-    if exp.sections:
-        parts += [_render(section, exp.figures) for section in exp.sections]
-        shown = {s.name for s in exp.sections if isinstance(s, Figure)}
+    if exp.sections or not exp.text:
+        parts.append(sections_html(exp.sections, exp.figures))
     else:
-        parts.append(f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>" if exp.text else "")
-        shown = set()
-    parts += [_render(Figure(name), exp.figures) for name in exp.figures if name not in shown]
+        parts.append(f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>")
+        parts.append(sections_html((), exp.figures))
     parts.append("<h3>Parameters</h3>" + _pairs(exp.params, ("parameter", "value")))
     parts.append("</section>")
     return "\n".join(p for p in parts if p)
@@ -100,7 +109,7 @@ def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
             sections.append(f'<section id="{html.escape(result.plugin)}"><h2>{html.escape(result.plugin)}</h2>'
                             f'<p class="failed">failed: {html.escape(result.message)}</p></section>')
         else:
-            sections.append(_section(result))
+            sections.append(explanation_html(result))
     versions = f"interp {__version__}, Python {platform.python_version()}"
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
