@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .families import U_FLOOR
 from .terms import Term
 
 
@@ -93,6 +92,6 @@ def mse(model: Model, G, t) -> float:
 def measure_ranges(terms, Xs) -> None:
     """Set each term's ``u_range`` to the range of its argument on the rows ``Xs``."""
     for tm in terms:
-        lin = tm.linear(Xs)
-        lo = max(U_FLOOR, float(lin.min()))
-        tm.u_range = (lo, max(lo, float(lin.max())))
+        u = tm.unclipped(Xs)
+        lo = float(u.min())
+        tm.u_range = (lo, max(lo, float(u.max())))

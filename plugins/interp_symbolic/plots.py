@@ -70,8 +70,12 @@ def plot_shapes(est, X) -> Figure:
         ax.set_ylabel(f"contribution to {scale}")
         _bars(bx, dict(zip(names, shown.coefficients)), TOP_WEIGHTS, gid="direction")
         top = f", top {TOP_WEIGHTS} of {len(names)}" if len(names) > TOP_WEIGHTS else ""
-        bx.set_title(f"u{k}: coefficients (constant {shown.offset:.4g}{top})", fontsize=10)
-        bx.set_xlabel("per unit of the feature")
+        if shown.monomial:
+            bx.set_title(f"u{k}: exponents (constant {np.exp(shown.offset):.4g}{top})", fontsize=10)
+            bx.set_xlabel("power of the feature")
+        else:
+            bx.set_title(f"u{k}: coefficients (constant {shown.offset:.4g}{top})", fontsize=10)
+            bx.set_xlabel("per unit of the feature")
     fig.tight_layout()
     return fig
 
@@ -79,12 +83,18 @@ def plot_shapes(est, X) -> Figure:
 def _draw_shape(ax, tm, shown, Xs, k: int) -> None:
     """weight * g over the term's domain, and the rug of the rows' arguments, both in the
     printed u_k (the term's internal argument times the folded scale)."""
+    from .expression import Fold
+
     lo, hi = tm.u_range
-    folded = shown.domain[0] / lo  # lo >= U_FLOOR > 0
+    fold = shown.fold or Fold()
+
+    def printed(u):
+        return fold.scale * u**fold.power
+
     grid = np.linspace(lo, hi, GRID)
     u_data, _ = tm.argument(Xs)
-    ax.plot(folded * grid, tm.weight * tm.ridge.value(tm.theta, grid), color="#3b6ea8", lw=1.8, gid="shape")
-    ax.plot(folded * u_data, np.zeros_like(u_data), "|", color="black", alpha=0.35, ms=9,
+    ax.plot(printed(grid), tm.weight * tm.ridge.value(tm.theta, grid), color="#3b6ea8", lw=1.8, gid="shape")
+    ax.plot(printed(u_data), np.zeros_like(u_data), "|", color="black", alpha=0.35, ms=9,
             transform=ax.get_xaxis_transform(), gid="rug")
     title = textwrap.wrap(f"term {k}: {term_title(shown, k)}", TITLE_WIDTH)
     ax.set_xlabel(f"u{k}")

@@ -1,6 +1,8 @@
 """One term of a symbolic pursuit model, and the fit of a new term to a residual.
 
-A term is w * g(u) with u = max(U_FLOOR, v . x' / (||v|| sqrt(d))) on the min-max scaled rows x'.
+A term is w * g(u) with u = max(U_FLOOR, v . x' / (||v|| sqrt(d))) on the min-max scaled rows x',
+or, for a monomial term, u = exp(v . l' / (||v|| sqrt(d)) - 1) on the scaled logarithms l' of the
+positive columns (``projections``: the term's ``projection`` says which).
 ``fit_term`` fits (theta, v) of one ridge family by L-BFGS-B from given starting points, with
 the weight w and the offset eliminated in closed form; it is what the estimators run in parallel
 (through joblib, so also on a Dask cluster), and this module imports no more than it needs.
@@ -17,7 +19,8 @@ import numpy as np
 from interp import RidgeFamily
 from scipy.optimize import minimize
 
-from .families import U_FLOOR, Ridge
+from .families import Ridge
+from .projections import LINEAR
 
 log = logging.getLogger("interp_symbolic")
 
@@ -33,14 +36,18 @@ class Term:
     ``closed_form`` is g(u) as a sympy expression in the feature names.  Both are set by the
     estimator at the end of ``fit``.  ``gain`` and ``shift`` (1 and 0 as fitted) make the
     argument ``gain * v.x' / (||v|| sqrt(d)) + shift``: ``tidy`` sets them so that the printed
-    argument has round coefficients and no constant.
+    argument has round coefficients and no constant.  ``projection`` is the term's kind of
+    argument (``projections``: ``LINEAR``, or a monomial of the positive columns).
     """
 
     gain = 1.0  # class defaults: a term pickled before gain and shift existed reads as fitted
     shift = 0.0
+    projection = LINEAR  # ... and one pickled before projection kinds existed is linear
 
-    def __init__(self, ridge: Ridge, theta, v, weight: float, gain: float = 1.0, shift: float = 0.0):
+    def __init__(self, ridge: Ridge, theta, v, weight: float, gain: float = 1.0, shift: float = 0.0,
+                 projection=LINEAR):
         self.ridge = ridge
+        self.projection = projection
         self.theta = np.asarray(theta, dtype=float)
         self.v = np.asarray(v, dtype=float)
         self.weight = float(weight)
@@ -51,7 +58,12 @@ class Term:
 
     def with_weight(self, weight: float) -> Term:
         """A new term with the same ridge function and argument and another ``weight``."""
-        return Term(self.ridge, self.theta, self.v, weight, self.gain, self.shift)
+        return Term(self.ridge, self.theta, self.v, weight, self.gain, self.shift, self.projection)
+
+    def refitted(self, ridge: Ridge, theta, v, weight: float) -> Term:
+        """A new term of the same projection kind with another ridge function and direction, as
+        fitted (gain 1, shift 0)."""
+        return Term(ridge, theta, v, weight, projection=self.projection)
 
     @property
     def family(self) -> str:
@@ -72,23 +84,31 @@ class Term:
         return self.gain * self.v / (np.linalg.norm(self.v) * math.sqrt(len(self.v)))
 
     def linear(self, Xs):
-        """slope . x' + shift on scaled rows: the ridge argument before the floor and clip
-        (v . x' / (||v|| sqrt(d)) first, then scaled and moved: a term as fitted, gain 1 and
-        shift 0, keeps the values it was fitted with to the last bit)."""
-        return Xs @ self.v / (np.linalg.norm(self.v) * math.sqrt(Xs.shape[1])) * self.gain + self.shift
+        """slope . F + shift on scaled rows (F: the projection kind's features of them): the
+        ridge argument before its transform and clip (v . F / (||v|| sqrt(d)) first, then
+        scaled and moved: a term as fitted, gain 1 and shift 0, keeps the values it was fitted
+        with to the last bit)."""
+        F = self.projection.features(Xs)
+        return F @ self.v / (np.linalg.norm(self.v) * math.sqrt(F.shape[1])) * self.gain + self.shift
+
+    def unclipped(self, Xs):
+        """The ridge argument u before its clip to the training range (after the kind's
+        transform: the linear kind's floor, the monomial kind's exponential)."""
+        return self.projection.transform(self.linear(Xs))[0]
 
     def argument(self, Xs):
         """The ridge argument u, clipped to its training range (no extrapolation), and where
         it lies strictly inside that range."""
-        lin = self.linear(Xs)
-        lo, hi = self.u_range if self.u_range is not None else (U_FLOOR, np.inf)
-        return np.clip(lin, lo, hi), (lin > lo) & (lin < hi)
+        u = self.unclipped(Xs)
+        lo, hi = self.u_range if self.u_range is not None else (self.projection.floor(), np.inf)
+        return np.clip(u, lo, hi), (u > lo) & (u < hi)
 
     def as_dict(self) -> dict:
         d: dict[str, Any] = dict(family=self.family, theta=self.theta.tolist(), direction=self.v.tolist(),
                                  weight=self.weight, gain=self.gain, shift=self.shift,
                                  closed_form=None if self.closed_form is None else str(self.closed_form),
-                                 u_range=None if self.u_range is None else list(self.u_range))
+                                 u_range=None if self.u_range is None else list(self.u_range),
+                                 projection=self.projection.name)
         if self.orders is not None:
             m, n, p, q = self.orders
             d.update(orders=list(self.orders), a=self.theta[:p].tolist(), b=self.theta[p:p + q].tolist(),
@@ -116,29 +136,30 @@ class Candidate:
         return bool(np.isfinite(self.loss))
 
 
-def projection(v, Xs):
-    """u = max(U_FLOOR, v.x / (||v|| sqrt(d))) and du/dv (N, d) (zero where floored)."""
-    d = Xs.shape[1]
+def projection(v, F, kind=LINEAR):
+    """u = kind.transform(v.F / (||v|| sqrt(d))) and du/dv (N, d) on the features ``F`` of the
+    projection ``kind`` (the linear kind's floor: u = max(U_FLOOR, .), du/dv zero where floored)."""
+    d = F.shape[1]
     nv = np.linalg.norm(v)
     if not np.isfinite(nv) or nv == 0:
         return None, None
     c = 1.0 / (nv * math.sqrt(d))
-    t = Xs @ v * c
-    live = t > U_FLOOR
-    u = np.where(live, t, U_FLOOR)
-    du_dv = (Xs * c - np.outer(t, v) / nv**2) * live[:, None]
+    t = F @ v * c
+    u, du_dt = kind.transform(t)
+    du_dv = (F * c - np.outer(t, v) / nv**2) * du_dt[:, None]
     return u, du_dv
 
 
-def _term_objective(ridge: Ridge, Xs, r, P):
-    """f(params) -> (loss, grad) for params = (theta, v); weight and offset eliminated."""
+def _term_objective(ridge: Ridge, F, r, P, kind):
+    """f(params) -> (loss, grad) for params = (theta, v) on the features ``F`` of the projection
+    ``kind``; weight and offset eliminated."""
     n = len(r)
     r = r - r.mean()
     rr = float(r @ r) / n
 
     def f(params):
         theta, v = params[:P], params[P:]
-        u, du_dv = projection(v, Xs)
+        u, du_dv = projection(v, F, kind)
         if u is None:
             return BIG, np.zeros_like(params)
         try:
@@ -191,15 +212,17 @@ def _lowest_of(f, name, x0s, bounds_of, maxiter):
     return best_loss, best_x
 
 
-def fit_term(ridge: Ridge, Xs, r, starts, maxiter, pinned=None) -> Candidate:
-    """The best term of ``ridge`` over the starting points (theta, v); never raises.
+def fit_term(ridge: Ridge, Xs, r, starts, maxiter, pinned=None, kind=LINEAR) -> Candidate:
+    """The best term of ``ridge`` over the starting points (theta, v) on the scaled rows ``Xs``
+    with the projection ``kind``; never raises.
 
     ``pinned`` (optional boolean mask over the concatenated (theta, v)) holds those parameters
     at their starting values: a snapped parameter or a dropped direction coefficient stays put
-    while the others are refitted.
+    while the others are refitted.  Seven parameters: the fit's and the term's kind.
     """
     P = len(ridge.init)
-    f = _term_objective(ridge, Xs, r, P)
+    F = kind.features(Xs)
+    f = _term_objective(ridge, F, r, P, kind)
     x0s = [np.concatenate([theta0, v0]).astype(float) for theta0, v0 in starts]
     free = list(ridge.bounds) + [(None, None)] * Xs.shape[1]
 
@@ -212,13 +235,13 @@ def fit_term(ridge: Ridge, Xs, r, starts, maxiter, pinned=None) -> Candidate:
     if x is None or loss >= BIG / 2:
         return Candidate(ridge.name, math.inf, reason="evaluation failed" if x is not None
                          else "no finite evaluation")
-    return evaluate_term(ridge, x[:P], x[P:], Xs, r)
+    return evaluate_term(ridge, x[:P], x[P:], Xs, r, kind)
 
 
-def evaluate_term(ridge: Ridge, theta, v, Xs, r) -> Candidate:
-    """The term of ``ridge`` at (theta, v) with its best weight for ``r`` (offset eliminated),
-    and its loss; never raises (an infinite loss says why)."""
-    u, _ = projection(v, Xs)
+def evaluate_term(ridge: Ridge, theta, v, Xs, r, kind=LINEAR) -> Candidate:
+    """The term of ``ridge`` at (theta, v) (projection ``kind``) with its best weight for ``r``
+    (offset eliminated), and its loss; never raises (an infinite loss says why)."""
+    u, _ = projection(v, kind.features(Xs), kind)
     if u is None:
         return Candidate(ridge.name, math.inf, reason="zero direction")
     try:

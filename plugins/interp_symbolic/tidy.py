@@ -34,6 +34,7 @@ from .simplify import loss_budget
 from .terms import Term
 
 DIGITS = (1, 2, 3)  # significant digits tried, fewest first (the formula prints 4)
+EXPONENT_DENOMINATORS = (1, 2, 3, 4)  # a monomial's exponents are tried as multiples of 1/q, whole first
 
 __all__ = ["DIGITS", "Scaling", "quantum", "round_weights", "tidy_arguments"]
 
@@ -76,16 +77,29 @@ def tidy_arguments(model: Model, fit: Rows, tol: float, scaling: Scaling) -> Mod
 def _rounder_arguments(tm: Term, scaling: Scaling) -> list[Term]:
     """``tm`` with its printed argument rounded, roundest first (see the module docstring); none
     for a term that is not a closed form."""
-    from .expression import direction, printed_scale
+    from .expression import direction, printed_fold
 
-    scale = printed_scale(tm)
-    if scale is None:
+    fold = printed_fold(tm)
+    if fold is None:
         return []
-    c, c0 = direction(tm, scaling.data_min, scaling.data_range)
-    printed, constant = scale * c, scale * c0
+    printed, constant = fold.numbers(tm.projection, *direction(tm, scaling.data_min, scaling.data_range))
     top = float(np.max(np.abs(printed)))
     if not (top > 0 and np.isfinite(top) and np.isfinite(constant)):
         return []
+    rounder = _monomial_options if tm.projection.name == "monomial" else _linear_options
+    out, seen = [], {(tuple(printed), constant)}
+    for coefficients, offset in rounder(printed, constant, top):
+        key = (tuple(coefficients), offset)
+        if key not in seen:
+            seen.add(key)
+            out.append(_with_printed_argument(tm, *fold.unfolded(tm.projection, coefficients, offset), scaling))
+    return out
+
+
+def _linear_options(printed, constant, top) -> list[tuple[np.ndarray, float]]:
+    """A linear argument's coefficients rounded to ``DIGITS`` of the largest, or of 1 after
+    dividing by the largest (a scale-free g such as u^t absorbs it), each with no constant or
+    the constant rounded alike; then the coefficients as they are without a constant."""
     options = []
     for digits in DIGITS:
         for unit in (top, 1.0):  # the largest coefficient 1 first: a scale-free g (u^t) absorbs it
@@ -93,21 +107,30 @@ def _rounder_arguments(tm: Term, scaling: Scaling) -> list[Term]:
             rounded = np.round(printed / unit / q) * q
             options += [(rounded, 0.0), (rounded, float(np.round(constant / unit / q) * q))]
     options.append((printed, 0.0))
-    out, seen = [], {(tuple(printed), constant)}
-    for coefficients, offset in options:
-        key = (tuple(coefficients), offset)
-        if key not in seen:
-            seen.add(key)
-            out.append(_with_printed_argument(tm, coefficients / scale, offset / scale, scaling))
-    return out
+    return options
+
+
+def _monomial_options(printed, constant, top) -> list[tuple[np.ndarray, float]]:
+    """A monomial's exponents rounded to multiples of 1/q (``EXPONENT_DENOMINATORS``), each with
+    the constant 1 (log 0) or rounded to ``DIGITS`` significant digits; then the exponents as
+    they are with the constant 1."""
+    options = []
+    for q in EXPONENT_DENOMINATORS:
+        rounded = np.round(printed * q) / q
+        options.append((rounded, 0.0))
+        options += [(rounded, math.log(round(math.exp(constant) / quantum(math.exp(constant), d)) *
+                                       quantum(math.exp(constant), d)))
+                    for d in DIGITS if math.exp(constant) > 0]
+    options.append((printed, 0.0))
+    return options
 
 
 def _with_printed_argument(tm: Term, c: np.ndarray, c0: float, scaling: Scaling) -> Term:
-    """``tm`` with the argument c . x + c0 in the features' units (its gain and shift set, its
-    direction along c in the scaled features)."""
-    slope = c * scaling.data_range
+    """``tm`` with the argument whose own numbers (``direction``) are c and c0 (its gain and
+    shift set, its direction along the slope in its kind's scaled features)."""
+    slope, shift = tm.projection.fitted(c, c0, scaling.data_min, scaling.data_range)
     return Term(tm.ridge, tm.theta, slope, tm.weight, gain=float(np.linalg.norm(slope)) * math.sqrt(len(slope)),
-                shift=c0 + float(c @ scaling.data_min))
+                shift=shift, projection=tm.projection)
 
 
 def round_weights(model: Model, G: np.ndarray, t: np.ndarray, tol: float) -> Model:
