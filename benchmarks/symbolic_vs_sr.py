@@ -219,8 +219,11 @@ def worker(kind: str, npz: str, out: str) -> None:
     data = np.load(npz, allow_pickle=False)
     rows = {k: data[k] for k in ("Xtr", "ytr", "Xte", "yte")}
     rows["names"] = [str(n) for n in data["names"]]
+    load = os.getloadavg()[0]
     result = fit_operon(rows) if kind == "operon" else fit_gplearn(rows)
-    Path(out).write_text(json.dumps(result))
+    # Operon stops at a wall-clock limit: on a loaded machine it evaluates fewer models, so the
+    # load average around its fit is kept with the result
+    Path(out).write_text(json.dumps({**result, "load": [load, os.getloadavg()[0]]}))
 
 
 def ensure_peers(venv: Path) -> Path:
@@ -349,12 +352,13 @@ if __name__ == "__main__":
     ap.add_argument("--refresh-peers", action="store_true")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--peers-only", action="store_true", help="fit and cache the peers only")
+    ap.add_argument("--peer", choices=("operon", "gplearn"), help="with --peers-only: this peer only")
     ap.add_argument("--page", action="store_true", help="also write docs/benchmarks/symbolic-feynman.md")
     args = ap.parse_args()
     if args.peers_only:
         for name, formula, ranges in EQUATIONS:
             rows = make_rows(name, formula, ranges)
-            for kind in ("operon", "gplearn"):
+            for kind in [args.peer] if args.peer else ("operon", "gplearn"):
                 res = peer_result(kind, name, rows, args)
                 print(name, kind, {k: v for k, v in res.items() if k != "formula"}, flush=True)
         sys.exit(0)

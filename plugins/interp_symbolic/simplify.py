@@ -174,7 +174,7 @@ def _screen(form, term, Xs, residual, u, shape, curves) -> _Screened | None:
     None if it fails."""
     from .closed_forms import fit_curve
 
-    key = (form.name, term.family, term.theta.tobytes(), term.v.tobytes())
+    key = (form.name, term.family, term.projection.name, term.theta.tobytes(), term.v.tobytes())
     if key not in curves:
         rows = np.unique(np.linspace(0, len(u) - 1, SHAPE_POINTS).astype(int))
         try:

@@ -15,6 +15,8 @@ the target's variance for a fit that exact):
   rounded alike, the term's ``gain`` and ``shift`` set to print exactly those numbers, the
   weights re-solved; the roundest candidate within the budget wins.  A Meijer G term keeps its argument:
   its printed form (a hypergeometric sum) is not made readable by round coefficients.
+  A monomial term's printed exponents (a power u**p folded in) are rounded to whole numbers,
+  then halves, thirds and quarters instead, with the constant 1 or rounded to 1 to 3 digits.
 * ``round_weights`` (on every row, after the last solve): the intercept (to 0 first) and each
   weight rounded to 1, 2 or 3 significant digits in turn, the constants not yet rounded
   re-solved after each.
