@@ -421,7 +421,7 @@ class _SymbolicPursuit(BaseEstimator):
             self.families_ = [r.name for r in ridges]
             seed = self.random_state if self.random_state is not None else np.random.randint(2**31)
             rows = _holdout(len(t), self.validation_fraction, seed, strata)
-            kinds = self._projection_kinds(X[rows.train])
+            kinds = self._projection_kinds(X)  # on every row, like the min-max scaling: no row is floored
             models = self._grow(ridges, kinds, Rows(Xs[rows.train], t[rows.train]), Rows(Xs[rows.test], t[rows.test]),
                                 seed)
             if self.simplify:
@@ -455,7 +455,8 @@ class _SymbolicPursuit(BaseEstimator):
 
     def _projection_kinds(self, X) -> list:
         """The projection kinds a new term may take (``projections``): linear, and monomial when
-        ``monomials`` is on and some column is strictly positive on the training rows ``X``;
+        ``monomials`` is on and some column is strictly positive on the rows ``X`` (all of them,
+        held out or not, as the min-max scaling: a held-out row is never floored);
         ``monomial_features_`` says which columns a monomial term may read."""
         monomial = monomial_projection(X, self.data_min_, self.data_range_) if self.monomials else None
         self.monomial_features_ = np.zeros(X.shape[1], dtype=bool) if monomial is None else monomial.positive

@@ -23,7 +23,7 @@ FORMS = {f.name: f for f in builtin_closed_forms()}
 FAST = dict(max_terms=1, n_restarts=1, maxiter=60, families=["meijer_0131"], random_state=0)
 
 
-def _coulomb(n=150, seed=0):
+def _coulomb(n=200, seed=0):
     """0.08 * q1 * q2 / r**2 on positive columns, and a column z of both signs it does not read."""
     rng = np.random.default_rng(seed)
     X = pd.DataFrame(rng.uniform(1, 5, size=(n, 3)), columns=["q1", "q2", "r"])
