@@ -260,14 +260,15 @@ def peer_result(kind: str, name: str, rows: dict, args) -> dict:
 # --------------------------------------------------------------------------- interp (this process)
 def printed_expression(est):
     """The printed formula of a fitted estimator as one sympy expression in the features: the
-    intercept plus each weight times its g with u_k replaced by its definition."""
+    intercept plus each weight times its prefactor (if any) times its g with u_k replaced by its
+    definition."""
     import sympy as sp
     from interp_symbolic.expression import U, feature_symbols, readable_terms
 
     xs = feature_symbols(est)
     expr = sp.Float(est.intercept_)
     for term in readable_terms(est):
-        expr += sp.Float(term.weight) * term.shape.xreplace({U: term.argument(xs)})
+        expr += sp.Float(term.weight) * term.factor(xs) * term.shape.xreplace({U: term.argument(xs)})
     return expr
 
 

@@ -499,11 +499,8 @@ class Power(ClosedForm):
     name = "power"
     complexity = 1
     init_theta = (2.0,)
-    # a monomial term's power holds the scale of its exponents, which its normalised direction
-    # cannot (``projections``): q1*q2/r**2 on 4 features is u**8.5
-    bounds = ((-16.0, 16.0),)
-    grid = (np.concatenate([[-16, -12, -10, -8, -6, -5, -4], np.setdiff1d(np.arange(-3.0, 4.01, 0.25), [0.0]),
-                            [5, 6, 8, 10, 12, 16]]),)
+    bounds = ((-3.0, 4.0),)
+    grid = (np.setdiff1d(np.arange(-3.0, 4.01, 0.25), [0.0]),)
 
     def value(self, theta, u):
         return np.asarray(u, dtype=float) ** theta[0]

@@ -5,9 +5,13 @@ u_k = max(u_floor, v_k . x' / (||v_k|| sqrt(d))) and each g_k comes from a regis
 family (Meijer G configurations or custom families).  Fitting follows the paper's projection
 pursuit with back-fitting (eq. 10-12):
 
-1. a new term is fitted to the current residual for every family (in parallel through joblib),
-   from several starting points (L-BFGS-B, analytic gradients; the weight w is eliminated in
-   closed form, so the optimiser sees theta and v only); the best family wins;
+1. a new term is fitted to the current residual for every kind of term (linear; with positive
+   columns, monomial and monomial with a monomial prefactor: ``projections``) and every family
+   (in parallel through joblib), from several starting points (L-BFGS-B, analytic gradients;
+   the weight w is eliminated in closed form, so the optimiser sees theta and v only), on a
+   subsample of the rows first; the best family of each kind is refitted on every row, and the
+   kind that predicts the held-out rows best wins (a linear term whose floor falls inside the
+   data is refitted without it unless the floor earns its place: ``_unfloored``);
 2. the term is kept if new_loss / old_loss < ``ratio_tol``; each earlier term is then re-fitted
    against the residual without it (back-fitting), and all weights and the intercept are
    re-solved by least squares;
@@ -54,12 +58,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .families import Ridge
-from .projections import LINEAR, monomial_projection
+from .families import U_FLOOR, Ridge
+from .projections import LINEAR, UNFLOORED, Prefactor, monomial_projection
 from .model import Model, Rows, design, measure_ranges, mse, replaced_in_turn, solved
 from .simplify import RESOLUTION, nearest_closed_form, simplify_term
 from .sparsify import sparser_models
-from .terms import Candidate, Term, fit_term
+from .terms import Candidate, Term, evaluate_term, fit_term
 from .tidy import Scaling, round_weights, tidy_arguments
 
 log = logging.getLogger("interp_symbolic")
@@ -80,6 +84,10 @@ NOT_ELEMENTARY = ("besselj", "bessely", "besseli", "besselk", "gamma", "hyper", 
 # fraction of the held-out target's variance (a held-out R^2 within 0.01 of the best)
 SIMPLEST_TOL = 0.01
 HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the pursuit's starting points
+SCREEN_STREAM = 0x5C4EE  # ... and each pursuit step's subsample of rows (``_screened``)
+# a pursuit step fits every (kind, family, start) on at most this many training rows first, then
+# refits the best family of each kind on all of them from there
+SCREEN_ROWS = 300
 # a rewrite of a term is refused when the held-out loss grows by more than this fraction (``_holds``):
 # the held-out rows are fewer than the training rows (a quarter at validation_fraction=0.2) and their
 # loss differences noisier,
@@ -130,6 +138,74 @@ class Holdout:
 
 
 @dataclass(frozen=True)
+class TermKind:
+    """What a new term may be made of: its projection kind (``projections``) and, for a
+    monomial times a monomial prefactor, the ``Prefactor`` it starts from (exponents 0)."""
+
+    name: str
+    projection: object
+    prefactor: Prefactor | None = None
+
+    def fit_kinds(self) -> dict:
+        """The ``fit_term`` keywords of a term of this kind (``Term.fit_kinds``)."""
+        return dict(kind=self.projection, prefactor=self.prefactor)
+
+    def term(self, ridge: Ridge, fit: Candidate) -> Term:
+        """The term ``fit`` (of ``ridge``, fitted with ``fit_kinds``) describes."""
+        return Term(ridge, fit.theta, fit.v, fit.weight, projection=self.projection,
+                    prefactor=self.prefactor).refitted(ridge, fit)
+
+
+@dataclass(frozen=True)
+class PursuitStep:
+    """One step of the pursuit: its ``index`` (from 0), the fit's ``seed``, the target's
+    variance ``scale`` on the training rows and, at the first step, the ``LogStructure`` of
+    the target (None after it, or when the target changes sign: a residual's logarithm says
+    little about a law, since the intercept is its largest part once a term fits)."""
+
+    index: int
+    seed: int
+    scale: float
+    shape: LogStructure | None = None
+
+
+@dataclass(frozen=True)
+class LogStructure:
+    """What the logarithm of a one-signed residual shows on the scaled logarithms F of the
+    positive columns (``log_structure``): its linear ``trend`` (a product of powers's own
+    exponents) and the direction of its strongest ``bend`` (unit norm: log g(a . F) bends only
+    along a)."""
+
+    trend: np.ndarray
+    bend: np.ndarray
+
+
+def log_structure(F, unexplained) -> LogStructure | None:
+    """The ``LogStructure`` of ``unexplained`` (what the terms so far leave of the target) on
+    the features ``F`` of the monomial kind: a quadratic least-squares fit of log|unexplained|
+    in F, its linear part the trend and the leading eigenvector of its quadratic part the bend
+    (a law P(x) * g(u(x)) has log P + log g(u), whose second derivatives in log x all lie along
+    u's exponents).  None when ``unexplained`` changes sign or reaches 0, or when there are
+    fewer than three rows per coefficient of the fit."""
+    read = np.flatnonzero(np.any(F != 0, axis=0))
+    k = len(read)
+    if not (np.all(unexplained > 0) or np.all(unexplained < 0)) or len(unexplained) < 3 * (k + 1) * (k + 2) // 2:
+        return None
+    centred = F[:, read] - 0.5
+    upper = np.triu_indices(k)
+    A = np.column_stack([np.ones(len(F)), centred, (centred[:, :, None] * centred[:, None, :])[:, upper[0], upper[1]]])
+    coef, *_ = np.linalg.lstsq(A, np.log(np.abs(unexplained)), rcond=None)
+    if not np.all(np.isfinite(coef)):
+        return None
+    half = np.zeros((k, k))
+    half[upper] = coef[1 + k:]
+    values, vectors = np.linalg.eigh(half + half.T)
+    trend, bend = np.zeros(F.shape[1]), np.zeros(F.shape[1])
+    trend[read], bend[read] = coef[1:1 + k], vectors[:, np.argmax(np.abs(values))]
+    return LogStructure(trend, bend) if np.linalg.norm(trend) > 0 else None
+
+
+@dataclass(frozen=True)
 class _NewTerm:
     """A pursuit step's best new term of one projection kind, its loss on the training residual
     (with the best weight and offset) and on the held-out residual (``_held_out_loss``)."""
@@ -143,10 +219,10 @@ def _held_out_loss(term: Term, fit: Rows, held: Rows) -> float:
     """The mean squared error ``term`` leaves of the held-out residual ``held.t``, with the
     offset that eliminated it on the training residual ``fit.t``; its training loss when no
     row is held out."""
-    g = term.ridge.value(term.theta, term.unclipped(fit.Xs))
+    g = term.values(fit.Xs, clip=False)
     offset = float(np.mean(fit.t) - term.weight * np.mean(g))
     on = held if len(held.t) else fit
-    pred = offset + term.weight * term.ridge.value(term.theta, term.unclipped(on.Xs))
+    pred = offset + term.weight * term.values(on.Xs, clip=False)
     loss = float(np.mean((on.t - pred) ** 2))
     return loss if np.isfinite(loss) else math.inf
 
@@ -453,14 +529,19 @@ class _SymbolicPursuit(BaseEstimator):
                     out += [(m, own and i == 0) for i, m in enumerate(ladder)]
         return out
 
-    def _projection_kinds(self, X) -> list:
-        """The projection kinds a new term may take (``projections``): linear, and monomial when
-        ``monomials`` is on and some column is strictly positive on the rows ``X`` (all of them,
-        held out or not, as the min-max scaling: a held-out row is never floored);
-        ``monomial_features_`` says which columns a monomial term may read."""
+    def _projection_kinds(self, X) -> list[TermKind]:
+        """The kinds a new term may take (``TermKind``): linear; when ``monomials`` is on and
+        some column is strictly positive on the rows ``X`` (all of them, held out or not, as
+        the min-max scaling: a held-out row is never floored), a monomial, and a monomial
+        prefactor times a function of a monomial.  ``monomial_features_`` says which columns a
+        monomial may read."""
         monomial = monomial_projection(X, self.data_min_, self.data_range_) if self.monomials else None
         self.monomial_features_ = np.zeros(X.shape[1], dtype=bool) if monomial is None else monomial.positive
-        return [LINEAR] if monomial is None else [LINEAR, monomial]
+        kinds = [TermKind("linear", LINEAR)]
+        if monomial is not None:
+            kinds += [TermKind("monomial", monomial),
+                      TermKind("monomial prefactor", monomial, Prefactor(monomial, np.zeros(X.shape[1])))]
+        return kinds
 
     def _grow(self, ridges, kinds, fit: Rows, check: Rows, seed) -> list[Model]:
         """The pursuit loop on the rows ``fit``: add terms until ``max_terms``, ``loss_tol`` or
@@ -485,7 +566,8 @@ class _SymbolicPursuit(BaseEstimator):
             resid = t - intercept - (G @ np.array([tm.weight for tm in terms]) if terms else 0.0)
             held = Rows(check.Xs, check.t - intercept - (design(terms, check.Xs) @ np.array([tm.weight for tm in terms])
                                                          if terms else 0.0))
-            best = self._best_term(ridges, kinds, Rows(Xs, resid), held, seed, step, scale)
+            shape = log_structure(kinds[1].projection.features(Xs), t) if step == 0 and len(kinds) > 1 else None
+            best = self._best_term(ridges, kinds, PursuitStep(step, seed, scale, shape), Rows(Xs, resid), held)
             step += 1
             if best is None or not (best.loss / scale) / max(loss, 1e-300) < self.ratio_tol:
                 rejected += 1
@@ -504,75 +586,137 @@ class _SymbolicPursuit(BaseEstimator):
         bar.close()
         return models or [Model((), intercept)]
 
-    def _best_term(self, ridges, kinds, fit: Rows, held: Rows, seed, step, scale) -> _NewTerm | None:
-        """The new term at pursuit step ``step`` (from 0) for the residual ``fit.t``: per
-        projection kind, every family's best term (``_candidates``; logged in ``family_log_``,
-        a monomial one as "family (monomial)") and the best of them (ties: the earlier family);
-        of the kinds, the one with the lower loss on the held-out residual ``held`` (on the
-        training residual when no row is held out).  None when every family failed."""
-        cands = self._candidates(ridges, kinds, fit, seed, step)
-        logged, best = {}, []
-        for kind, of_kind in zip(kinds, cands):
+    def _best_term(self, ridges, kinds, step: PursuitStep, fit: Rows, held: Rows) -> _NewTerm | None:
+        """The new term at pursuit step ``step`` for the residual ``fit.t``: every
+        (kind, family) screened on a subsample (``_screened``; their losses on every training
+        row logged in ``family_log_``, a kind other than linear as "family (kind)"), the best
+        family of each kind (ties: the earlier family) refitted on every training row from
+        there (``_polished``); of those, the one with the lowest loss on the held-out residual
+        ``held`` (on the training residual when no row is held out; ties: the earlier kind).
+        None when every family failed."""
+        screened = self._screened(ridges, kinds, step, fit)
+        logged, chosen = {}, []
+        for kind, of_kind in zip(kinds, screened):
             for c in of_kind:
                 if not c.ok:
-                    log.info("step %d: family %s (%s) lost: %s", step + 1, c.family, kind.name, c.reason)
-                key = c.family if kind is LINEAR else f"{c.family} ({kind.name})"
-                logged[key] = c.loss / scale if c.ok else c.reason
+                    log.info("step %d: family %s (%s) lost: %s", step.index + 1, c.family, kind.name, c.reason)
+                key = c.family if kind.projection is LINEAR and kind.prefactor is None else f"{c.family} ({kind.name})"
+                logged[key] = c.loss / step.scale if c.ok else c.reason
             ok = [c for c in of_kind if c.ok]
             if ok:
-                c = min(ok, key=lambda c: (c.loss, self.families_.index(c.family)))
-                term = Term(ridges[self.families_.index(c.family)], c.theta, c.v, c.weight, projection=kind)
-                best.append(_NewTerm(term, c.loss, _held_out_loss(term, fit, held)))
+                chosen.append((kind, min(ok, key=lambda c: (c.loss, self.families_.index(c.family)))))
         self.family_log_.append(logged)
-        if not best:
-            return None
-        return min(best, key=lambda b: b.held_loss)
+        best = []
+        for (kind, c), out in zip(chosen, self._polished(ridges, chosen, fit)):
+            out = out if out.ok and out.loss <= c.loss else c
+            term = kind.term(ridges[self.families_.index(c.family)], out)
+            best.append(self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held))
+        # the simpler kind (earlier in ``kinds``) on a tie: losses below EXACT_LOSS of the variance are exact
+        return min(best, key=lambda b: max(b.held_loss, EXACT_LOSS * step.scale)) if best else None
 
     def _scale(self, X):
         return (X - self.data_min_) / self.data_range_
 
-    def _starts(self, ridge, F, resid, rng):
-        """``n_restarts`` starting points (theta, v) of ``ridge`` on the features ``F`` of a
-        projection kind: the least-squares direction of the residual (made positive, then as
+    def _starts(self, ridge, kind: TermKind, F, resid, rng, shape: LogStructure | None):
+        """``n_restarts`` starting points (theta, v, prefactor) of ``ridge`` on the features
+        ``F`` of ``kind``: the least-squares direction of the residual (made positive, then as
         it is), all ones, then random directions; a column of F that is all 0 (one a monomial
-        term does not read) gets 0, where its gradient keeps it."""
+        term does not read) gets 0, where its gradient keeps it.  For the monomial kinds, at the
+        first step of a target of one sign (``shape``, ``log_structure``), the directions its
+        logarithm shows come first: a monomial's along the trend of its logarithm; a prefactor's along that trend
+        less its part along the bend, with u's direction along the bend and against it (a
+        Meijer G's shape at its start is monotone one way)."""
         d = F.shape[1]
         read = np.any(F != 0, axis=0).astype(float)
         v_ls, *_ = np.linalg.lstsq(F - F.mean(0), resid - resid.mean(), rcond=None)
         if not np.all(np.isfinite(v_ls)) or np.linalg.norm(v_ls) == 0:
             v_ls = read.copy()
-        dirs = [(np.abs(v_ls) + 1e-3) * read, v_ls * read, read]
+        own = kind.prefactor  # the kind's own start: no prefactor, or one of exponents 0
+        dirs = [((np.abs(v_ls) + 1e-3) * read, own), (v_ls * read, own), (read, own)]
+        if shape is not None and kind.prefactor is not None:
+            rest = kind.prefactor.from_scaled(shape.trend - (shape.trend @ shape.bend) * shape.bend)
+            dirs = [(shape.bend, rest), (-shape.bend, rest), (shape.trend, own)] + dirs
+        elif shape is not None and kind.projection is not LINEAR:
+            dirs = [(shape.trend, own)] + dirs
         starts = []
         for i in range(self.n_restarts):
             if i < len(dirs):
-                v0 = dirs[i] / np.linalg.norm(dirs[i])
+                v0, prefactor = dirs[i][0] / np.linalg.norm(dirs[i][0]), dirs[i][1]
             else:
                 v0 = np.abs(rng.standard_normal(d)) * np.sign(rng.standard_normal(d) + 0.5) * read
+                prefactor = own
             th0 = ridge.init.copy()
             if i > 0 and ridge.orders is not None:
                 m, n, p, q = ridge.orders
                 th0[: p + q] += 0.1 * rng.standard_normal(p + q)
-            starts.append((th0, v0))
+            starts.append((th0, v0, prefactor))
         return starts
 
-    def _candidates(self, ridges, kinds, fit: Rows, seed, step) -> list[list[Candidate]]:
-        """Per projection kind, every family's best term for the residual ``fit.t`` from its
-        starting points (``_starts``; the (kind, family, start) jobs run through joblib)."""
+    def _unfloored(self, new: _NewTerm, fit: Rows, held: Rows) -> _NewTerm:
+        """``new``, or, when it is a linear term whose floor falls inside the training rows' range
+        of its argument, the same family refitted from it with an argument that is never floored
+        there (``projections.UNFLOORED``), unless the floor earns its place: the floored term
+        predicts the held-out residual better by more than ``HOLDOUT_TOL``.  A floor inside
+        the data cuts g in two, and the other half of the data then needs a term of its own."""
+        tm = new.term
+        if tm.projection is not LINEAR or tm.prefactor is not None or not np.any(tm.linear(fit.Xs) < U_FLOOR):
+            return new
+        out = fit_term(tm.ridge, fit.Xs, fit.t, [(tm.theta, tm.v)], self.maxiter, kind=UNFLOORED)
+        if not out.ok:
+            return new
+        term = Term(tm.ridge, out.theta, out.v, out.weight, projection=UNFLOORED)
+        refit = _NewTerm(term, out.loss, _held_out_loss(term, fit, held))
+        return refit if refit.held_loss <= (1 + HOLDOUT_TOL) * new.held_loss else new
+
+    def _screened(self, ridges, kinds, step: PursuitStep, fit: Rows) -> list[list[Candidate]]:
+        """Per kind, every family's best term for the residual ``fit.t`` from its starting
+        points (``_starts``), fitted on at most ``SCREEN_ROWS`` of the training rows (drawn
+        at random for the step) and then evaluated on all of them: a ridge function's
+        evaluations cost in proportion to the rows, and a few hundred rows of a law tell its
+        basin as well as all of them.  The prefactor kind is fitted only at the first step of a
+        target of one sign (``PursuitStep.shape``: its starts come from the logarithm; the
+        others would repeat the monomial kind's).  The (kind, family, start) jobs run through
+        joblib."""
+        rng = np.random.default_rng([int(step.seed) % (2**32), step.index, SCREEN_STREAM])
+        sub = np.sort(rng.permutation(len(fit.t))[:SCREEN_ROWS])
+        Xsub, tsub = fit.Xs[sub], fit.t[sub]
+        shape = step.shape
         jobs = []
         for ki, kind in enumerate(kinds):
-            F = kind.features(fit.Xs)
+            if kind.prefactor is not None and shape is None:
+                continue  # without a logarithm to start from, its starts would be the monomial kind's
+            F = kind.projection.features(Xsub)
             for fi, ridge in enumerate(ridges):
-                stream = [int(seed) % (2**32), step, fi] + ([ki] if ki else [])  # the linear kind's as before
-                for st in self._starts(ridge, F, fit.t, np.random.default_rng(stream)):
-                    jobs.append((ki, fi, ridge, st))
+                stream = [int(step.seed) % (2**32), step.index, fi] + ([ki] if ki else [])  # the linear kind's as before
+                for theta0, v0, prefactor in self._starts(ridge, kind, F, tsub, np.random.default_rng(stream), shape):
+                    jobs.append((ki, fi, ridge, theta0, v0, prefactor))
         outs = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_term)(ridge, fit.Xs, fit.t, [st], self.maxiter, kind=kinds[ki]) for ki, fi, ridge, st in jobs
+            delayed(fit_term)(ridge, Xsub, tsub, [(theta0, v0)], self.maxiter, kind=kinds[ki].projection,
+                              prefactor=prefactor)
+            for ki, fi, ridge, theta0, v0, prefactor in jobs
         )
         best: dict[tuple[int, int], Candidate] = {}
-        for (ki, fi, _, _), out in zip(jobs, outs):  # first-best in job order: independent of n_jobs
+        for (ki, fi, *_), out in zip(jobs, outs):  # first-best in job order: independent of n_jobs
             if (ki, fi) not in best or out.loss < best[ki, fi].loss:
                 best[ki, fi] = out
-        return [[best[ki, fi] for fi in range(len(ridges)) if (ki, fi) in best] for ki in range(len(kinds))]
+        return [[self._on_rows(ridges[fi], kinds[ki], best[ki, fi], fit) for fi in range(len(ridges)) if (ki, fi) in best]
+                for ki in range(len(kinds))]
+
+    @staticmethod
+    def _on_rows(ridge, kind: TermKind, c: Candidate, fit: Rows) -> Candidate:
+        """The screened term ``c`` evaluated on the rows ``fit`` (its weight and loss there)."""
+        if not c.ok:
+            return c
+        prefactor = None if c.prefactor is None else kind.prefactor.with_exponents(c.prefactor)
+        return evaluate_term(ridge, c.theta, c.v, fit.Xs, fit.t, kind.projection, prefactor)
+
+    def _polished(self, ridges, chosen, fit: Rows) -> list[Candidate]:
+        """Each (kind, screened candidate) of ``chosen`` refitted on every row of ``fit`` from
+        where the screen left it (through joblib)."""
+        terms = [kind.term(ridges[self.families_.index(c.family)], c) for kind, c in chosen]
+        return Parallel(n_jobs=self.n_jobs)(
+            delayed(fit_term)(tm.ridge, fit.Xs, fit.t, [(tm.theta, tm.v)], self.maxiter, **tm.fit_kinds())
+            for tm in terms)
 
     def _backfit(self, terms, Xs, t, G):
         """Re-fit each earlier term to ``t`` (the target less the intercept) without it (eq. 12)."""
@@ -583,10 +727,10 @@ class _SymbolicPursuit(BaseEstimator):
             gc = G[:, li] - G[:, li].mean()
             old = float(np.mean((r - r.mean() - w[li] * gc) ** 2))
             tm = terms[li]
-            out = fit_term(tm.ridge, Xs, r, [(tm.theta, tm.v)], self.maxiter, kind=tm.projection)
+            out = fit_term(tm.ridge, Xs, r, [(tm.theta, tm.v)], self.maxiter, **tm.fit_kinds())
             if out.ok and out.loss < old:
-                terms[li] = tm.refitted(tm.ridge, out.theta, out.v, out.weight)
-                G[:, li] = tm.ridge.value(out.theta, terms[li].unclipped(Xs))
+                terms[li] = tm.refitted(tm.ridge, out)
+                G[:, li] = terms[li].values(Xs, clip=False)
         return terms, G
 
     def _tabulate(self, candidates, Xs, t, rows: Holdout):
@@ -686,8 +830,7 @@ class _SymbolicPursuit(BaseEstimator):
         Xs = self._scale(X)
         out = np.full(X.shape[0], self.intercept_)
         for tm in self.terms_:
-            u, _ = tm.argument(Xs)
-            out = out + tm.weight * tm.ridge.value(tm.theta, u)
+            out = out + tm.weight * tm.values(Xs)
         return out
 
     def _importances(self, X):
@@ -697,25 +840,39 @@ class _SymbolicPursuit(BaseEstimator):
         d = X.shape[1]
         grad = np.zeros(d)
         hess = np.zeros((d, d))
-        from .expression import direction
-
         xs0 = self._scale(x0[None, :])
         for tm in self.terms_:
-            u, inside = tm.argument(xs0)
-            if not inside[0]:
-                continue
-            _, du_dx, d2u_dx2 = tm.projection.derivatives(*direction(tm, self.data_min_, self.data_range_), x0)
-            _, _, du = tm.ridge.value_and_grad(tm.theta, u, max_fallback=None)
-            h = 1e-5 * max(u[0], 1e-2)
-            _, _, dup = tm.ridge.value_and_grad(tm.theta, u + h, max_fallback=None)
-            _, _, dum = tm.ridge.value_and_grad(tm.theta, u - h, max_fallback=None)
-            g2 = (dup[0] - dum[0]) / (2 * h)
-            grad += tm.weight * du[0] * du_dx
-            hess += tm.weight * (g2 * np.outer(du_dx, du_dx) + du[0] * d2u_dx2)
+            term_grad, term_hess = self._term_derivatives(tm, x0, xs0)
+            grad += tm.weight * term_grad
+            hess += tm.weight * term_hess
         self.feature_importances_ = grad
         inter = hess.copy()
         inter[np.diag_indices(d)] /= 2.0
         self.interactions_ = inter
+
+    def _term_derivatives(self, tm: Term, x0, xs0) -> tuple[np.ndarray, np.ndarray]:
+        """The gradient and Hessian of P(x) * g(u(x)) (P = 1 without a prefactor) at the point
+        ``x0`` (``xs0``: it scaled), g'' by central differences; zero where u is clipped (g is
+        then constant) apart from P's own."""
+        from .expression import direction
+
+        d = len(x0)
+        u, inside = tm.argument(xs0)
+        g, _, du = tm.ridge.value_and_grad(tm.theta, u, max_fallback=None)
+        g_grad, g_hess = np.zeros(d), np.zeros((d, d))
+        if inside[0]:
+            _, du_dx, d2u_dx2 = tm.projection.derivatives(*direction(tm, self.data_min_, self.data_range_), x0)
+            h = 1e-5 * max(u[0], 1e-2)
+            _, _, dup = tm.ridge.value_and_grad(tm.theta, u + h, max_fallback=None)
+            _, _, dum = tm.ridge.value_and_grad(tm.theta, u - h, max_fallback=None)
+            g2 = (dup[0] - dum[0]) / (2 * h)
+            g_grad = du[0] * du_dx
+            g_hess = g2 * np.outer(du_dx, du_dx) + du[0] * d2u_dx2
+        if tm.prefactor is None:
+            return g_grad, g_hess
+        p, p_grad, p_hess = tm.prefactor.derivatives(x0)
+        mixed = np.outer(g_grad, p_grad)
+        return p * g_grad + g[0] * p_grad, p * g_hess + mixed + mixed.T + g[0] * p_hess
 
     # ---------------------------------------------------------------- rendering
     def to_latex(self) -> str:
@@ -759,8 +916,9 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
     backfit : re-fit the earlier terms after each new term (eq. 12).
     families : names of registered ridge families to use (default: all registered).
     monomials : let a term's argument be a monomial of the strictly positive columns,
-        u = C * x1**a1 * ... (``projections.MonomialProjection``), besides a linear combination;
-        each new term takes the kind whose best term predicts the held-out rows better.
+        u = C * x1**a1 * ... (``projections.MonomialProjection``), besides a linear combination,
+        and let such a term carry a monomial prefactor (w * P(x) * g(u)); each new term takes
+        the kind whose best term predicts the held-out rows best.
     simplify : rewrite each Meijer term as the simplest registered closed form (exp, powers,
         log(1 + .), ...; ``closed_forms.registered_closed_forms``) whose loss allows it, snap its
         parameters to small rationals and drop negligible direction coefficients

@@ -161,10 +161,9 @@ def direction(tm, data_min, data_range) -> tuple[np.ndarray, float]:
     return tm.projection.printed(tm.slope(), tm.shift, data_min, data_range)
 
 
-def _numeric_symbols(tm, xs):
-    """The feature symbols as a term evaluates them: a monomial term reads each of its columns
-    floored at its training minimum (``MonomialProjection.features``)."""
-    kind = tm.projection
+def _numeric_symbols(kind, xs):
+    """The feature symbols as a projection ``kind`` reads them: a monomial reads each of its
+    columns floored at its training minimum (``MonomialProjection.features``)."""
     if kind.name != "monomial":
         return xs
     floors = np.exp(kind.log_min)
@@ -174,12 +173,19 @@ def _numeric_symbols(tm, xs):
 def _clipped_argument(tm, xs, c, c0):
     """The term's ridge argument u (``c . x + c0``, or the monomial) in the feature symbols,
     clipped to its range."""
-    lin = tm.projection.sympy_argument(c, c0, _numeric_symbols(tm, xs))
+    lin = tm.projection.sympy_argument(c, c0, _numeric_symbols(tm.projection, xs))
     lo, hi = tm.u_range if tm.u_range is not None else (tm.projection.floor(), None)
     # unevaluated: the bounds are numbers and lin is not, so evaluating only asks sympy's
     # assumptions whether lin can exceed them, which they cannot tell (and which costs the most)
     floored = sp.Max(sp.Float(lo), lin, evaluate=False)
     return floored if hi is None else sp.Min(sp.Float(hi), floored, evaluate=False)
+
+
+def _numeric_prefactor(tm, xs):
+    """The term's prefactor in the feature symbols as the term evaluates it (1 without one)."""
+    if tm.prefactor is None:
+        return sp.Integer(1)
+    return tm.prefactor.sympy(_numeric_symbols(tm.prefactor.kind, xs))
 
 
 def _u_range(tm) -> tuple[float, float]:
@@ -255,7 +261,7 @@ def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False)
         u = _clipped_argument(tm, xs, *direction(tm, data_min, data_range))
         forms.append(form.shape)
         closed.append(form.closed)
-        expr = expr + sp.Float(tm.weight) * form.numeric.xreplace({U: u})
+        expr = expr + sp.Float(tm.weight) * _numeric_prefactor(tm, xs) * form.numeric.xreplace({U: u})
     decision = expr
     if logit:
         expr = 1 / (1 + sp.exp(-expr))
@@ -264,7 +270,7 @@ def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False)
 
 @dataclass(frozen=True)
 class ReadableTerm:
-    """One term as printed: ``weight * shape(u)`` with u = ``coefficients`` . x + ``offset`` in
+    """One term as printed: ``weight * P(x) * shape(u)`` (P: the ``prefactor``, or 1) with u = ``coefficients`` . x + ``offset`` in
     the feature units (a linear ``projection``), or u = exp(``offset``) * prod x**``coefficients``
     (a monomial one), for u in ``domain``.  What ``shape`` only ever used as c*u, or as u**p
     on a monomial, is folded into u (``Fold``), so exp(-2*u) reads exp(-u) and u**2 of
@@ -277,6 +283,12 @@ class ReadableTerm:
     domain: tuple[float, float]
     projection: object = None
     fold: Fold | None = None  # how the printed u is made of the term's own (None: as fitted)
+    prefactor: object = None  # the term's ``projections.Prefactor``, when it has one
+
+    def factor(self, xs):
+        """The prefactor in the feature symbols ``xs`` (small rational exponents as such; 1
+        without one)."""
+        return sp.Integer(1) if self.prefactor is None else self.prefactor.sympy(xs, exact=True)
 
     @property
     def monomial(self) -> bool:
@@ -368,7 +380,7 @@ def readable_terms(est) -> tuple[ReadableTerm, ...]:
         shape, fold = _folded(tm, shape)
         coefficients, offset = fold.numbers(tm.projection, *direction(tm, est.data_min_, est.data_range_))
         out.append(ReadableTerm(tm.weight, shape, coefficients, offset, fold.domain(*_u_range(tm)), tm.projection,
-                                fold))
+                                fold, tm.prefactor))
     return tuple(out)
 
 

@@ -288,12 +288,12 @@ def _printed_sum(est) -> tuple[list, list, list]:
     defined, us, pieces = [], [], [sympy.Float(est.intercept_)]
     for t in readable_terms(est):
         if _inlined(t):
-            pieces.append(sympy.Float(t.weight) * t.argument(xs))
+            pieces.append(sympy.Float(t.weight) * t.factor(xs) * t.argument(xs))
             continue
         u = sympy.Symbol(f"u{len(us) + 1}", positive=True)
         defined.append(t)
         us.append(u)
-        pieces += [sympy.Float(t.weight) * part for part in sympy.Add.make_args(t.shape.xreplace({U: u}))]
+        pieces += [sympy.Float(t.weight) * t.factor(xs) * part for part in sympy.Add.make_args(t.shape.xreplace({U: u}))]
     return defined, us, pieces
 
 
