@@ -1,6 +1,6 @@
 """Helpers for testing plugins: register a plugin for a block, and check a component's contract.
 
-``registered`` registers a plugin object for the duration of a block::
+``registered`` registers a plugin object for the duration of a block:
 
     from interp.testing import registered
 
@@ -14,7 +14,7 @@ ridge family's ``gradient`` is the derivative of its ``value``, that a kernel op
 ``combine`` counts what its truth table says, and that an embedding returns one finite vector
 per feature.  Each returns None when the component keeps its contract and otherwise raises
 ``ContractError`` (an ``AssertionError``, so pytest shows it as a failed test) with a message
-naming the component and what is wrong::
+naming the component and what is wrong:
 
     from interp.testing import check_penalty
 

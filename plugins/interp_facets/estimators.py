@@ -28,7 +28,7 @@ __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "binary_target"]
 def integrity(u: np.ndarray, atol: float = GRID_ATOL) -> tuple[float, float]:
     """(fraction of coordinates of u on the integers, same among the non-zero ones).
 
-    The second value is nan when every coordinate is zero (see :func:`.snap.integrity_rows`).
+    The second value is nan when every coordinate is zero (see `.snap.integrity_rows`).
     """
     whole, nonzero = integrity_rows(np.ravel(u), atol)
     return float(whole[0]), float(nonzero[0])
@@ -79,7 +79,7 @@ class _FacetsBase(BaseEstimator):
 
     def _fit(self, X, y_num, coef_init=None, intercept_init=None, card: Card | None = None) -> None:
         """Check the parameters, resolve the penalty, solve, snap, refit the scale (or, with
-        ``max_rows``, search the card: see :mod:`.search`; ``card``, a search's outcome on these
+        ``max_rows``, search the card: see `.search`; ``card``, a search's outcome on these
         rows, skips it), store."""
         lam = check_positive("lam", self.lam)
         gamma = check_positive("gamma", self.gamma)
@@ -209,7 +209,7 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         At most this many non-zero points (default None: no limit).  The penalised fit's card
         (its smallest rows dropped past ``max_rows``) is then improved by an integer local search
         on the training loss, the scale and intercept re-fitted at every move (see
-        :mod:`.search`); ``search_steps_`` counts its moves.  Needs ``fit_intercept``.
+        `.search`); ``search_steps_`` counts its moves.  Needs ``fit_intercept``.
 
     Attributes
     ----------
@@ -252,7 +252,7 @@ class FacetsClassifier(ClassifierMixin, _FacetsBase):
 
     Minimises ``mean log(1 + exp(-y (X w + b))) + lam Omega(w / gamma)`` with ``y`` in {-1, +1}
     (the second class of ``classes_`` is +1).  Parameters and attributes as for
-    :class:`FacetsRegressor`; ``coef_`` has shape (1, n_features) and ``intercept_`` (1,), as in
+    `FacetsRegressor`; ``coef_`` has shape (1, n_features) and ``intercept_`` (1,), as in
     scikit-learn's linear classifiers.  A target with more than two classes is an InputError.
     """
 
@@ -260,7 +260,7 @@ class FacetsClassifier(ClassifierMixin, _FacetsBase):
 
     def fit(self, X, y, coef_init=None, intercept_init=None):
         """Fit; ``coef_init`` and ``intercept_init`` start the solver there (see
-        :meth:`FacetsRegressor.fit`)."""
+        `FacetsRegressor.fit`)."""
         self._fit(*self._validate(X, y), coef_init, intercept_init)
         return self
 

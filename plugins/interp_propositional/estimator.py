@@ -81,7 +81,7 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
         on at most this many training rows, drawn at random and stratified by class beyond (its
         cost grows faster than the rows); ``selection_.n_rows`` says how many.
 
-    The approximation (:mod:`interp_propositional.nystroem`) maps the rows to
+    The approximation (`interp_propositional.nystroem`) maps the rows to
     phi(x) = K(x, L) K(L, L)^(-1/2) and trains a linear SVM on phi by stochastic gradient descent
     (``SGDClassifier``, hinge loss, alpha = 1 / (C n): the SVM's objective).  SGD, not
     ``LinearSVC``: it trains in place on the float32 map, whereas liblinear copies a dense
@@ -230,7 +230,7 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
 
         Exact SVM: the weights sum over its support vectors; approximation: over the landmarks,
         with the expansion's coefficients (the same decision function, see the class notes).
-        Returns ``TopRules(rules, exact)``; see :func:`interp_propositional.top_rules`."""
+        Returns ``TopRules(rules, exact)``; see `interp_propositional.top_rules`."""
         check_is_fitted(self, "classes_")
         if feature_names is None and self.binarizer_ is not None:
             feature_names = list(self.binarizer_.get_feature_names_out())

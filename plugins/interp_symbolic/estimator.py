@@ -616,7 +616,7 @@ class _SymbolicPursuit(BaseEstimator):
         return model_formula(self, digits=None).latex_right
 
     def to_mathml(self) -> str:
-        """The model's formula as presentation MathML, like :meth:`to_latex`."""
+        """The model's formula as presentation MathML, like `to_latex`."""
         from .render import model_formula
 
         check_is_fitted(self, "terms_")
