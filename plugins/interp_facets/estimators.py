@@ -185,9 +185,9 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         restarted Nesterov momentum; ``ista``: plain proximal gradient (the paper's).  All three
         return prox outputs and stop on the same subgradient test, so they give the same
         minimiser (and the same integrity) up to ``tol``.
-    tol, max_iter : stopping test (subgradient distance / lam, per coefficient; for a nearly
-        unpenalised coefficient, / a tenth of its gradient at the intercept-only model) and
-        iteration cap.
+    tol, max_iter : float > 0, int >= 1
+        Stopping test (subgradient distance / lam, per coefficient; for a nearly unpenalised
+        coefficient, / a tenth of its gradient at the intercept-only model) and iteration cap.
     refit_scale : bool
         After the penalised fit, freeze the points ``u = w / gamma`` and re-estimate only the
         scale and intercept by an unpenalised 1-D fit of the loss on the total ``X u`` (the
@@ -213,15 +213,26 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
 
     Attributes
     ----------
-    coef_, intercept_, points_ (coef_ / gamma_ rounded), gamma_ (the grid step of coef_),
-    scale_, integrity_ (fraction of coefficients on the gamma-grid, zeros included),
-    integrity_nonzero_ (same among non-zero coefficients), n_iter_, converged_, objective_
-    (of the penalised problem), coef_grid_ / intercept_raw_ (the penalised minimiser in grid
-    units, before the scale refit), n_snapped_ (coefficients moved by the snap, 0 if none)
-    and snap_gap_ (its relative objective increase; 0 when the minimiser was integral, nan
-    when the snap was refused), penalty_ (the ``interp.Penalty`` object resolved from the
-    registry at fit time: the fitted model never looks it up again, so it works, pickled, where
-    the plugin that registered it is not loaded) and penalty_params_ (its hyperparameters).
+    coef_, intercept_ : ndarray, float
+        The model on the features' scale.
+    points_ : ndarray of int
+        ``coef_ / gamma_`` rounded: the card's points.
+    gamma_, scale_ : float
+        The grid step of ``coef_`` (``gamma * scale_``) and the scale the refit found.
+    integrity_, integrity_nonzero_ : float
+        The fraction of coefficients on the gamma-grid, zeros included, and the same among the
+        non-zero ones.
+    n_iter_, converged_, objective_ : int, bool, float
+        The solver's iterations, whether it met ``tol``, and the penalised objective.
+    coef_grid_, intercept_raw_ : ndarray, float
+        The penalised minimiser in grid units, before the scale refit.
+    n_snapped_, snap_gap_ : int, float
+        Coefficients moved by the snap (0 if none) and its relative objective increase (0 when
+        the minimiser was integral, nan when the snap was refused).
+    penalty_, penalty_params_ : interp.Penalty, dict
+        The penalty resolved from the registry at fit time, and its hyperparameters: the
+        fitted model never looks it up again, so it works, pickled, where the plugin that
+        registered it is not loaded.
     """
 
     _loss = "squared"
