@@ -129,7 +129,7 @@ def page(slug: str, title: str, enabled: bool = True, about: str = "", text: boo
         output = f"```text\n{output}\n```"
     path.write_text(f"# {title}\n\n{provenance(load_before, command)}\n\n{_about(about)}{output}\n",
                     encoding="utf-8")
-    print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
+    print(f"wrote {os.path.relpath(path, ROOT)}", file=sys.stderr)
 
 
 def run_page(main: Callable[[], object], slug: str, title: str, about: str = "", text: bool = True) -> None:

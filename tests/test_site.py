@@ -5,6 +5,7 @@ missing from the site, a docstring that names a parameter the signature does not
 entry (``::: name``) that does not resolve.
 """
 
+import re
 import shutil
 import subprocess
 import sys
@@ -43,3 +44,11 @@ def test_a_warning_fails_the_build(tmp_path, page, warning):
     result = build(tmp_path / "mkdocs.yml", tmp_path / "site")
     assert result.returncode != 0 and warning in result.stderr
     shutil.rmtree(tmp_path / "site", ignore_errors=True)
+
+
+def test_every_benchmark_page_is_on_the_index():
+    """docs/benchmarks/index.md links every page of the folder (benchmark scripts add pages)."""
+    folder = ROOT / "docs" / "benchmarks"
+    linked = set(re.findall(r"\]\(([\w.-]+\.md)\)", (folder / "index.md").read_text(encoding="utf-8")))
+    pages = {p.name for p in folder.glob("*.md")} - {"index.md"}
+    assert pages <= linked, f"not on docs/benchmarks/index.md: {sorted(pages - linked)}"
