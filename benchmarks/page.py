@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import inspect
 import io
 import os
 import platform
 import shlex
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -100,8 +100,8 @@ def provenance(load_before: str, command: str | None = None) -> str:
 
 
 def _about(doc: str) -> str:
-    """A script's docstring as a page section (its first line is the page's title already)."""
-    body = textwrap.dedent("\n".join(doc.strip().splitlines()[1:])).strip()
+    """A script's docstring as the page's "What is measured" section."""
+    body = inspect.cleandoc(doc) if doc else ""
     return f"## What is measured\n\n{body}\n\n## Output\n\n" if body else ""
 
 

@@ -26,11 +26,11 @@ def test_run_page_writes_the_output_under_its_provenance(page_module, tmp_path, 
         seen.append(list(sys.argv))
         print("| case | seconds |\nrow 1")
 
-    page_module.run_page(main, "demo", "A demo", about="Demo.\n\n    Times a thing.\n")
+    page_module.run_page(main, "demo", "A demo", about="Demo.\n\n        Times a thing.\n    ")
     assert seen == [["benchmarks/demo.py", "--repeats", "2"]]  # the flag is not main's to parse
     text = (tmp_path / "demo.md").read_text()
     assert text.startswith("# A demo\n\n- command: `python benchmarks/demo.py --repeats 2 --page`\n- commit: `")
-    assert "## What is measured\n\nTimes a thing.\n\n## Output\n\n```text\n| case | seconds |\nrow 1\n```\n" in text
+    assert "## What is measured\n\nDemo.\n\nTimes a thing.\n\n## Output\n\n```text\n| case | seconds |\nrow 1\n```\n" in text
     assert "row 1" in capsys.readouterr().out  # the terminal still sees the output
 
 
