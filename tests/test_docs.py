@@ -16,9 +16,9 @@ The convention (docs/index.md, "Examples on these pages", says it for readers an
 * ```` ```sh ````, ```` ```text ```` and other blocks are not run: installing, commands on your
   own files, and listings.
 
-``python tests/test_docs.py PAGE...`` writes the output blocks a page lacks, and rewrites those
-without ``...`` that no longer match, from a run of the page; an author reads the result before
-committing it.
+``python tests/test_docs.py PAGE...`` writes the output blocks of python blocks that lack one,
+and rewrites those without ``...`` that no longer match, from a run of the page (console blocks
+are left to the author); an author reads the result before committing it.
 """
 
 from __future__ import annotations
