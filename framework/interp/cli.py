@@ -59,14 +59,11 @@ class InterpGroup(click.Group):
     """The root group; commands that plugins add through ``register_commands`` appear here,
     under the registry's name rules (interp's own commands are never replaced)."""
 
-    _plugin_commands: dict[str, click.Command] | None = None
-
     def _extra(self) -> dict[str, click.Command]:
-        if self._plugin_commands is None:
-            _loaded_registry()
-            found = _with_plugin_warnings(lambda: plugin_commands(self.commands))
-            self._plugin_commands = {name: entry.command for name, entry in found.items()}
-        return self._plugin_commands
+        """The plugins' commands (gathered again only when the loaded plugins change)."""
+        _loaded_registry()
+        found = _with_plugin_warnings(lambda: plugin_commands(self.commands))
+        return {name: entry.command for name, entry in found.items()}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self._extra()))
@@ -98,7 +95,7 @@ def plugins_command(as_json: bool, verbose: bool) -> None:
     if not rows:
         click.echo("no plugins installed")
     for row, info in zip(rows, registry.plugins):
-        click.echo(f"{row['name']} {row['version']} ({row['source']}): {row['status']}")
+        click.echo(f"{' '.join(filter(None, (row['name'], row['version'])))} ({row['source']}): {row['status']}")
         for line in _plugin_lines(row, info, verbose):
             click.echo(f"    {line}")
 

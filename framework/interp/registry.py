@@ -89,13 +89,15 @@ class Conflict:
         what = f"the {self.label} {self.name!r}"
         if self.rule == "core":
             return f"interp plugin {_names(self.claimants)} registers {what}, which is interp's own: left out"
-        head = f"interp plugins {_names(self.claimants)} {'both' if len(self.claimants) == 2 else 'all'} register {what}"
+        head = f"interp plugins {_names(self.claimants)} {_all(self.claimants)} register {what}"
         if self.winner is None:
             return f"{head}: {'neither' if len(self.claimants) == 2 else 'none'} gets it; {_choose(self.claimants)}"
-        why = (f"it declares replaces = {_names(self.replaced)}" if self.rule == "replaces"
-               else "it is built-in; a plugin takes a built-in's name only when it declares replaces = "
-                    f"{self.winner!r}")
-        return f"{head}: {self.winner!r} gets it ({why}); {_names(self.losers())}'s is left out"
+        losers = self.losers()
+        without = f"{_names(losers)} {'goes' if len(losers) == 1 else 'go'} without"
+        if self.rule == "replaces":
+            return f"{head}: {self.winner!r} gets it (it declares replaces = {_names(self.replaced)}), {without}"
+        return (f"{head}: the built-in {self.winner!r} keeps it, {without} (a plugin takes a built-in's name only "
+                f"when it declares replaces = {self.winner!r})")
 
     def seen_by(self, plugin: str) -> str:
         """The conflict as one line about ``plugin`` (for ``interp plugins``)."""
@@ -104,10 +106,10 @@ class Conflict:
         if self.rule == "core":
             return f"{what}: left out, it is interp's own"
         if self.winner is None:
-            return f"{what}: none gets it, {others} also register it ({_choose(self.claimants)})"
+            return f"{what}: none gets it, {others} also {_registers(self.claimants)} it ({_choose(self.claimants)})"
         if self.winner == plugin:
             why = "built-in" if self.rule == "built-in" else f"it declares replaces = {_names(self.replaced)}"
-            return f"{what}: kept, {others} also register it ({why})"
+            return f"{what}: kept, {others} also {_registers(self.claimants)} it ({why})"
         how = ("it declares it replaces this plugin" if plugin in self.replaced else
                "it is built-in" if self.rule == "built-in" else f"it replaces {_names(self.replaced)}")
         return f"{what}: left out, {self.winner!r} has it ({how})"
@@ -118,7 +120,17 @@ class Conflict:
 
 def _names(plugins: Iterable[str]) -> str:
     quoted = [repr(p) for p in plugins]
+    if not quoted:
+        return "no other plugin"
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _registers(claimants: tuple[str, ...]) -> str:
+    return "registers" if len(claimants) == 2 else "register"
+
+
+def _all(items: Iterable[Any]) -> str:
+    return "both" if len(list(items)) == 2 else "all"
 
 
 def _choose(claimants: tuple[str, ...]) -> str:
@@ -375,12 +387,13 @@ def _usable_entry_point(name: str, infos: list[PluginInfo]) -> PluginInfo | None
         return infos[0]
     builtin = [i for i in infos if i.builtin]
     usable = builtin[0] if len(builtin) == 1 else None
-    sources = _names(i.source for i in infos)
+    sources = _names(CORE_DISTRIBUTION if i.builtin else i.source for i in infos)
+    keeper = "the built-in one keeps it" if usable else "none gets it (uninstall all but one)"
     for info in infos:
         if info is not usable:
-            keeper = "the built-in one keeps it" if usable else "none gets it"
-            report_failure(info, PluginError(f"the distributions {sources} all name a plugin {name!r}; {keeper}: "
-                                             "uninstall one of them"), "register")
+            fix = f" (uninstall {info.source!r})" if usable else ""
+            report_failure(info, PluginError(f"the distributions {sources} {_all(infos)} name a plugin {name!r}; "
+                                             f"{keeper}{fix}"), "register")
     return usable
 
 
