@@ -56,7 +56,7 @@ def unknown_hook_message(hook: str, known: Iterable[str], unloaded: Iterable[tup
     else the library is missing."""
     for plugin, status, entry_point in unloaded:
         if _declares(entry_point, hook):
-            why = "is disabled (INTERP_DISABLE_PLUGINS)" if status == "disabled" else f"is {status}"
+            why = "is disabled (INTERP_DISABLE_PLUGINS)" if status == "disabled" else "failed to load"
             return f"the hook {hook!r} is declared by the plugin {plugin!r}, which {why}"
     close = difflib.get_close_matches(hook, sorted(known), n=1, cutoff=0.8)
     if close:
@@ -93,12 +93,14 @@ def validation_message(pm: pluggy.PluginManager, err: pluggy.PluginValidationErr
     """pluggy's message for an implementation whose arguments do not fit its specification, as
     one line that shows both signatures and names no object address."""
     text = without_addresses(str(err))
+    plugin = re.search(r"Plugin '([^']*)'", text)
     hook = re.search(r"for hook '(\w+)'", text)
     definition = re.search(r"hookimpl definition: (.*)", text)
-    if hook is None or definition is None:
+    if plugin is None or hook is None or definition is None:
         return " ".join(text.split())
     caller = getattr(pm.hook, hook.group(1), None)
     spec = caller.spec if caller is not None else None
     expected = f"{hook.group(1)}({', '.join(spec.argnames)})" if spec is not None else hook.group(1)
     reason = text.strip().splitlines()[-1]
-    return f"its hook {definition.group(1).strip()} does not fit the specification {expected}: {reason}"
+    return (f"the hook {definition.group(1).strip()} of plugin {plugin.group(1)!r} does not fit the "
+            f"specification {expected}: {reason}")
