@@ -564,9 +564,10 @@ def _gather(catalogue: str, label: str, items_of: Callable[[pluggy.PluginManager
 
 
 def _cached(catalogue: str, variant: Any, build: Callable[[], Catalogue]) -> Catalogue:
-    """A gathered catalogue, built again only when the plugins (or ``variant``) changed."""
+    """A gathered catalogue, built again only when the plugins, ``variant`` or strict mode changed
+    (so each problem is reported once, and again when strict mode would make it fatal)."""
     get_registry()
-    key = (_State.registry_key, variant)
+    key = (_State.registry_key, variant, _strict())
     found = _State.gathered.get(catalogue)
     if found is None or found[0] != key:
         _State.gathered[catalogue] = (key, build())
