@@ -329,7 +329,13 @@ def _register(pm: pluggy.PluginManager, plugin: object, info: PluginInfo) -> boo
         report_failure(info, err, "register")
         return False
     info.hookspecs = sorted(hookcheck.spec_names(pm) - before)
+    info.hooks = _hooks(pm, plugin)
     return True
+
+
+def _hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
+    """The hooks ``plugin`` implements, by name."""
+    return sorted(caller.name for caller in pm.get_hookcallers(plugin) or ())
 
 
 def _check_hooks(pm: pluggy.PluginManager, infos: dict[str, PluginInfo]) -> None:
@@ -669,7 +675,7 @@ def _build(pm: pluggy.PluginManager) -> Registry:
             continue
         info = _info(name)
         info.status, info.error, info.registered, info.conflicts = "loaded", "", {}, []
-        info.hooks = sorted(caller.name for caller in pm.get_hookcallers(plugin) or ())
+        info.hooks = _hooks(pm, plugin)
         infos.append(info)
         found = _collect(pm, name, info)
         for attr, items in (found or {}).items():
