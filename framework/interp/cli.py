@@ -192,6 +192,8 @@ def _unknown_plugin(name: str) -> None:
     for info in registry.plugins:
         if info.name == name and info.status != "loaded":
             fail(f"plugin {name!r} is {info.status}: {info.error or 'see interp plugins'}")
+    if registry.methods.refusal(name):
+        fail(f"method {name!r} is not available: {registry.methods.refusal(name)}")
     fail(f"unknown plugin {name!r}; available: {available}")
 
 

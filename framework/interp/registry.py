@@ -193,6 +193,10 @@ class Catalogue(Mapping):
             known = ", ".join(sorted(self._items)) or "none"
             raise KeyError(f"unknown {self._label} {name!r}; registered: {known}") from None
 
+    def refusal(self, name: str) -> str | None:
+        """Why no plugin got ``name`` (a conflict), or None."""
+        return self._refused.get(name)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)
 

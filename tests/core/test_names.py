@@ -223,7 +223,12 @@ def test_commands_follow_the_same_rules(run, replaces, order):
     with registered(*pairs[0 if order == "as-listed" else 1]), registered(*pairs[1 if order == "as-listed" else 0]):
         result = run("hello")
         listing = run("plugins")
+        rows = {row["name"]: row for row in json.loads(run("plugins", "--json").stdout)}
         assert run("only_a").output.endswith("only_a from a\n")
+    assert rows["a"]["hooks"] == rows["b"]["hooks"] == ["register_commands"]
+    assert rows["a"]["registered"] == {"commands": ["only_a"]}
+    assert rows["b"]["registered"] == ({"commands": ["hello"]} if replaces else {})
+    assert rows["a"]["descriptions"]["commands"] == {"only_a": ""}
     if replaces:
         assert result.output.endswith("hello from b\n")
         assert "taken from a: commands hello" in listing.output
@@ -299,3 +304,30 @@ def test_a_symbol_two_third_parties_claim_is_refused_for_both(install_fake, monk
     with pytest.raises(FormulaError, match="no registered operator has the symbol '&'"):
         parse("a & b")
     assert to_string(parse("op_zpx(op_apx(a, b), c)")) == "op_zpx(op_apx(a, b), c)"
+
+
+def test_running_a_method_nobody_got_says_why(install_fake, run):
+    _load_through_entry_points(install_fake, MATRIX["adupe-then-zdupe"])
+    result = run("run", "--plugin", "mcp", "--dataset", "diabetes")
+    assert result.exit_code == 2
+    assert ("Error: method 'mcp' is not available: interp plugins 'adupe' and 'zdupe' both register the method "
+            "'mcp': neither gets it; disable one: INTERP_DISABLE_PLUGINS=adupe or INTERP_DISABLE_PLUGINS=zdupe"
+            ) in result.output
+
+
+class OptionalReaders:
+    @interp.hookimpl(optionalhook=True)
+    def register_tree_readers(self, register):
+        pass
+
+    @interp.hookimpl
+    def register_kernel_operators(self, register):
+        register(interp.KernelOperator("opt_op", 1, (0, 1)))
+
+
+def test_an_optional_hook_of_a_disabled_library_does_not_fail_the_plugin(monkeypatch):
+    monkeypatch.setenv("INTERP_DISABLE_PLUGINS", "featurevec")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PluginWarning)
+        with registered(OptionalReaders(), "optional") as info:
+            assert info.status == "loaded" and get_registry().kernel_operators["opt_op"].plugin == "optional"
