@@ -1,4 +1,4 @@
-"""Plugin loading, the catalogues of what plugins registered, and the rules for names.
+"""Plugin loading, the catalogues of what plugins registered, and who gets each name.
 
 Entry points of the group ``interp`` are loaded one by one: a plugin that fails to import, has a
 hook no specification knows, raises while registering or registers an invalid component is
@@ -6,20 +6,11 @@ reported (a warning naming it and the error) and skipped; the others keep workin
 ``INTERP_STRICT_PLUGINS=1`` makes any such failure fatal; ``INTERP_DISABLE_PLUGINS=a,b`` skips
 plugins by name.
 
-Names (of components in every catalogue, of the commands plugins add, of kernel-operator
-symbols, and in the catalogues libraries add with ``add_hookspecs``) follow one set of rules,
-applied to every claim at once so that the load order cannot matter:
-
-- a name claimed by one plugin is that plugin's;
-- a plugin that declares ``replaces = "other"`` takes the names it shares with ``other``;
-- otherwise a built-in plugin keeps its names against third parties;
-- a name that no claimant wins this way (two third parties, or two plugins that both declare
-  they replace the same one) goes to nobody;
-- a collision refuses only the colliding name: every other name of every claimant stays.
-
-Each collision is a :class:`Conflict` record, kept on the plugins involved (``interp plugins``
-lists them) and reported as one warning naming every claimant, unless every loser was
-replaced by declaration.
+Every name (of components in interp's catalogues and in the catalogues libraries add with
+``add_hookspecs``, of the commands plugins add, of kernel-operator symbols) is settled here by
+the rules of ``interp.names``, from every claim at once, so that the load order cannot matter;
+a collision refuses only the colliding name.  The outcome is recorded on the plugins'
+:class:`PluginInfo` (``registered``, ``conflicts``), which ``interp plugins`` lists.
 """
 
 from __future__ import annotations
@@ -37,6 +28,7 @@ import pluggy
 from . import hookcheck, hookspecs
 from .components import Component, Embedding, KernelOperator, Method, Penalty, RidgeFamily
 from .errors import PluginError
+from .names import Conflict, both_or_all, listed, settle
 
 GROUP = "interp"
 CORE_DISTRIBUTION = "interp"
@@ -57,87 +49,6 @@ INTERP_HOOKS = frozenset(name for name in vars(hookspecs) if hasattr(getattr(hoo
 
 class PluginWarning(UserWarning):
     """A plugin failed to load or register and was skipped, or lost a name to another."""
-
-
-@attrs.frozen
-class Conflict:
-    """One name claimed by several plugins, and who got it.
-
-    ``rule`` says why: ``replaces`` (the winner declares it replaces the others, or beat them
-    as the built-in they lost to), ``built-in`` (a built-in plugin keeps its name against third
-    parties), ``contested`` (nobody: no claimant wins) or ``core`` (a command name of interp
-    itself, which no plugin takes).
-    """
-
-    catalogue: str
-    label: str
-    name: str
-    claimants: tuple[str, ...]
-    winner: str | None
-    rule: str
-    replaced: tuple[str, ...] = ()  # the claimants the winner declared it replaces
-
-    def losers(self) -> tuple[str, ...]:
-        return tuple(p for p in self.claimants if p != self.winner)
-
-    def silent(self) -> bool:
-        """True when every loser was replaced by the winner's declaration (nothing to warn of)."""
-        return self.rule == "replaces" and set(self.losers()) <= set(self.replaced)
-
-    def message(self) -> str:
-        """The one-line warning: every claimant, who gets the name, how to choose."""
-        what = f"the {self.label} {self.name!r}"
-        if self.rule == "core":
-            return f"interp plugin {_names(self.claimants)} registers {what}, which is interp's own: left out"
-        head = f"interp plugins {_names(self.claimants)} {_all(self.claimants)} register {what}"
-        if self.winner is None:
-            return f"{head}: {'neither' if len(self.claimants) == 2 else 'none'} gets it; {_choose(self.claimants)}"
-        losers = self.losers()
-        without = f"{_names(losers)} {'goes' if len(losers) == 1 else 'go'} without"
-        if self.rule == "replaces":
-            return f"{head}: {self.winner!r} gets it (it declares replaces = {_names(self.replaced)}), {without}"
-        return (f"{head}: the built-in {self.winner!r} keeps it, {without} (a plugin takes a built-in's name only "
-                f"when it declares replaces = {self.winner!r})")
-
-    def seen_by(self, plugin: str) -> str:
-        """The conflict as one line about ``plugin`` (for ``interp plugins``)."""
-        what = f"{self.label} {self.name!r}"
-        others = _names(p for p in self.claimants if p != plugin)
-        if self.rule == "core":
-            return f"{what}: left out, it is interp's own"
-        if self.winner is None:
-            return f"{what}: none gets it, {others} also {_registers(self.claimants)} it ({_choose(self.claimants)})"
-        if self.winner == plugin:
-            why = "built-in" if self.rule == "built-in" else f"it declares replaces = {_names(self.replaced)}"
-            return f"{what}: kept, {others} also {_registers(self.claimants)} it ({why})"
-        how = ("it declares it replaces this plugin" if plugin in self.replaced else
-               "it is built-in" if self.rule == "built-in" else f"it replaces {_names(self.replaced)}")
-        return f"{what}: left out, {self.winner!r} has it ({how})"
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-
-def _names(plugins: Iterable[str]) -> str:
-    quoted = [repr(p) for p in plugins]
-    if not quoted:
-        return "no other plugin"
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
-
-
-def _registers(claimants: tuple[str, ...]) -> str:
-    return "registers" if len(claimants) == 2 else "register"
-
-
-def _all(items: Iterable[Any]) -> str:
-    return "both" if len(list(items)) == 2 else "all"
-
-
-def _choose(claimants: tuple[str, ...]) -> str:
-    if len(claimants) == 2:
-        a, b = claimants
-        return f"disable one: INTERP_DISABLE_PLUGINS={a} or INTERP_DISABLE_PLUGINS={b}"
-    return f"keep one by disabling the others, e.g. INTERP_DISABLE_PLUGINS={','.join(claimants[1:])}"
 
 
 @attrs.define
@@ -397,12 +308,12 @@ def _usable_entry_point(name: str, infos: list[PluginInfo]) -> PluginInfo | None
         return infos[0]
     builtin = [i for i in infos if i.builtin]
     usable = builtin[0] if len(builtin) == 1 else None
-    sources = _names(CORE_DISTRIBUTION if i.builtin else i.source for i in infos)
+    sources = listed(CORE_DISTRIBUTION if i.builtin else i.source for i in infos)
     keeper = "the built-in one keeps it" if usable else "none gets it (uninstall all but one)"
     for info in infos:
         if info is not usable:
             fix = f" (uninstall {info.source!r})" if usable else ""
-            report_failure(info, PluginError(f"the distributions {sources} {_all(infos)} name a plugin {name!r}; "
+            report_failure(info, PluginError(f"the distributions {sources} {both_or_all(infos)} name a plugin {name!r}; "
                                              f"{keeper}{fix}"), "register")
     return usable
 
@@ -491,49 +402,6 @@ def _unique(items: list, label: str, key: Callable[[Any], str]) -> None:
         seen.add(key(item))
 
 
-def _winner(claimants: list[str]) -> tuple[str | None, str, tuple[str, ...]]:
-    """(winner or None, rule, the claimants it declared it replaces) among ``claimants``.
-
-    ``q`` beats ``p`` when q declares it replaces p (and p does not declare the same of q), or
-    when q is built-in, p is not and p does not declare it replaces q.  The winner is the one
-    claimant no other beats; when there are several or none, nobody wins."""
-    infos = {name: _info(name) for name in claimants}
-
-    def beats(q: PluginInfo, p: PluginInfo) -> bool:
-        if p.name in q.replaces:
-            return q.name not in p.replaces
-        return q.builtin and not p.builtin and q.name not in p.replaces
-
-    unbeaten = [p for p in claimants if not any(beats(infos[q], infos[p]) for q in claimants if q != p)]
-    if len(unbeaten) != 1:
-        return None, "contested", ()
-    winner = infos[unbeaten[0]]
-    replaced = tuple(p for p in claimants if p in winner.replaces)
-    return winner.name, "replaces" if replaced else "built-in", replaced
-
-
-def settle(catalogue: str, label: str, claims: Mapping[str, list[tuple[str, Any]]],
-           reserved: Iterable[str] = ()) -> tuple[dict[str, Any], list[Conflict]]:
-    """Apply the name rules to ``claims`` (name -> [(plugin, item), ...] in load order):
-    (name -> the winner's item, the conflicts).  ``reserved`` names belong to interp itself."""
-    reserved = set(reserved)
-    table: dict[str, Any] = {}
-    conflicts: list[Conflict] = []
-    for name, entries in claims.items():
-        owners = dict(entries)
-        claimants = tuple(sorted(owners))
-        if name in reserved:
-            conflicts.append(Conflict(catalogue, label, name, claimants, None, "core"))
-        elif len(owners) == 1:
-            table[name] = owners[claimants[0]]
-        else:
-            winner, rule, replaced = _winner(list(claimants))
-            if winner is not None:
-                table[name] = owners[winner]
-            conflicts.append(Conflict(catalogue, label, name, claimants, winner, rule, replaced))
-    return table, conflicts
-
-
 def _record(catalogue: str, table: Mapping[str, Any], conflicts: list[Conflict]) -> None:
     """Write the outcome for one catalogue on the plugins (replacing an earlier outcome)."""
     for info in _State.infos.values():
@@ -567,7 +435,7 @@ def _gather(catalogue: str, label: str, items_of: Callable[[pluggy.PluginManager
             continue
         for item in items:
             claims.setdefault(item.name, []).append((name, item))
-    table, conflicts = settle(catalogue, label, claims, reserved)
+    table, conflicts = settle(catalogue, label, claims, _info, reserved)
     _record(catalogue, table, conflicts)
     _report_conflicts(conflicts)
     return Catalogue(label, table, _refused(conflicts))
@@ -663,7 +531,7 @@ def _settle_symbols(operators: dict[str, KernelOperator]) -> list[Conflict]:
     for op in operators.values():
         if op.symbol:
             claims.setdefault(op.symbol, []).append((op.plugin, op))
-    table, conflicts = settle(SYMBOLS, "kernel operator symbol", claims)
+    table, conflicts = settle(SYMBOLS, "kernel operator symbol", claims, _info)
     for entries in claims.values():
         for _, op in entries:
             if table.get(op.symbol) is not op:
@@ -687,7 +555,7 @@ def _build(pm: pluggy.PluginManager) -> Registry:
                 claims[attr].setdefault(item.name, []).append((name, item))
     tables, conflicts = {}, []
     for attr, (_, _, label) in CATALOGUES.items():
-        tables[attr], found_conflicts = settle(attr, label, claims[attr])
+        tables[attr], found_conflicts = settle(attr, label, claims[attr], _info)
         conflicts += found_conflicts
     conflicts += _settle_symbols(tables["kernel_operators"])
     for attr in CATALOGUES:

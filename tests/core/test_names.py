@@ -331,3 +331,32 @@ def test_an_optional_hook_of_a_disabled_library_does_not_fail_the_plugin(monkeyp
         warnings.simplefilter("error", PluginWarning)
         with registered(OptionalReaders(), "optional") as info:
             assert info.status == "loaded" and get_registry().kernel_operators["opt_op"].plugin == "optional"
+
+
+# -- the rules themselves, for three claimants ----------------------------------------------------
+@attrs.frozen
+class Who:
+    name: str
+    builtin: bool = False
+    replaces: tuple[str, ...] = ()
+
+
+@pytest.mark.parametrize("claimants, winner, rule", [
+    ([Who("b", True), Who("t1", replaces=("b",)), Who("t2")], "t1", "replaces"),  # t2 loses to b, b to t1
+    ([Who("b", True), Who("t1", replaces=("b",)), Who("t2", replaces=("b",))], None, "contested"),
+    ([Who("b", True), Who("t1"), Who("t2")], "b", "built-in"),
+    ([Who("a", replaces=("b",)), Who("b", replaces=("c",)), Who("c", replaces=("a",))], None, "contested"),
+    ([Who("a", replaces=("b", "c")), Who("b"), Who("c")], "a", "replaces"),
+    ([Who("b", True, replaces=("t",)), Who("t", replaces=("b",))], None, "contested"),
+], ids=["replacer-and-bystander", "two-replacers", "builtin-and-two", "cycle", "replaces-both", "mutual"])
+def test_the_rules_for_three_claimants_in_every_order(claimants, winner, rule):
+    import itertools
+
+    from interp.names import settle
+
+    plugins = {c.name: c for c in claimants}
+    outcomes = set()
+    for order in itertools.permutations(claimants):
+        table, (conflict,) = settle("penalties", "penalty", {"x": [(c.name, c.name) for c in order]}, plugins.get)
+        outcomes.add((table.get("x"), conflict.winner, conflict.rule))
+    assert outcomes == {(winner, winner, rule)}
