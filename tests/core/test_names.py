@@ -184,6 +184,9 @@ def test_the_listing_shows_a_declared_replacement_on_both_plugins(install_fake, 
     assert "zdupe 1.0 (fake-zdupe): loaded\n    replaces: facets\n    penalties: l1, own_zdupe\n" in text
     assert "    replaced by zdupe: penalties l1; methods facets\n" in text
     assert "    taken from facets: penalties l1; methods facets\n" in text
+    verbose = run("plugins", "--verbose").output
+    assert ("zdupe 1.0 (fake-zdupe): loaded\n    replaces: facets\n    penalties:\n        l1\n        own_zdupe\n"
+            "    methods:\n        facets  from zdupe\n    taken from facets: penalties l1; methods facets\n") in verbose
 
 
 def test_a_plugin_name_two_distributions_give_is_the_builtins_or_nobodys(install_fake):
