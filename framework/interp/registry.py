@@ -89,7 +89,7 @@ class PluginInfo:
 class Catalogue(Mapping):
     """A read-only mapping name -> component; each component's ``plugin`` names its origin.
 
-    ``conflicts`` maps a name no plugin got (contested, or interp's own) to why, for the
+    ``refused`` maps a name no plugin got (contested, or interp's own) to why, for the
     message of a lookup that fails."""
 
     def __init__(self, label: str, items: dict[str, Any], refused: Mapping[str, str] | None = None) -> None:
