@@ -10,6 +10,7 @@ skips plugins by name.
 from __future__ import annotations
 
 import os
+import traceback
 import warnings
 from collections.abc import Mapping
 from importlib.metadata import entry_points
@@ -49,6 +50,7 @@ class PluginInfo:
     status: str = "loaded"  # loaded | failed | disabled
     error: str = ""
     registered: dict[str, list[str]] = attrs.field(factory=dict)
+    traceback: str = attrs.field(default="", repr=False)  # of the failure, for --debug
 
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -111,6 +113,7 @@ def _first_line(err: BaseException) -> str:
 def report_failure(info: PluginInfo, err: BaseException, stage: str) -> None:
     """Mark a plugin failed, warn, and in strict mode raise a PluginError naming it."""
     info.status, info.error = "failed", f"{stage}: {_first_line(err)}"
+    info.traceback = "".join(traceback.format_exception(err))
     message = f"interp plugin {info.name!r} ({info.source}) failed to {stage}: {_first_line(err)}"
     if _strict():
         raise PluginError(message) from err

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
 import numpy as np
+
+from .errors import InputError
+from .terminal import visible
 
 FORMAT_VERSION = 2  # 2: "method" beside "plugin", and "sections"
 
@@ -53,7 +57,7 @@ class Text:
     kind: ClassVar[str] = "text"
 
     def render_text(self) -> str:
-        return self.body.rstrip()
+        return visible(self.body.rstrip())
 
 
 @attrs.frozen
@@ -84,7 +88,7 @@ class Table:
         return [[format_value(v, spec) for v, spec in zip(row, specs)] for row in self.rows]
 
     def render_text(self) -> str:
-        cells = [list(self.columns)] + self.cells()
+        cells = [[visible(cell, one_line=True) for cell in row] for row in [list(self.columns)] + self.cells()]
         widths = [max(len(row[j]) for row in cells) for j in range(len(self.columns))]
         numeric = [all(isinstance(row[j], (int, float)) and not isinstance(row[j], bool)
                        for row in self.rows) and bool(self.rows) for j in range(len(self.columns))]
@@ -107,7 +111,7 @@ class Formula:
     kind: ClassVar[str] = "formula"
 
     def render_text(self) -> str:
-        return self.text.rstrip()
+        return visible(self.text.rstrip())
 
 
 @attrs.frozen
@@ -141,11 +145,38 @@ def section_to_dict(section: Section) -> dict:
 
 
 def section_from_dict(data: dict) -> Section:
+    """A section from its JSON form, or an ``InputError`` that names what is wrong with it."""
+    if not isinstance(data, dict):
+        raise InputError(f"a section is a JSON object, got {_json_kind(data)}")
     fields = dict(data)
     kind = fields.pop("kind", None)
     if kind not in SECTION_TYPES:
-        raise ValueError(f"unknown section kind {kind!r}; known: {', '.join(SECTION_TYPES)}")
-    return SECTION_TYPES[kind](**fields)
+        raise InputError(f"unknown section kind {kind!r}; known: {', '.join(SECTION_TYPES)}")
+    cls = SECTION_TYPES[kind]
+    known = {f.name: f for f in attrs.fields(cls)}
+    for name, value in fields.items():
+        if name not in known:
+            raise InputError(f"a {kind} section has no field {name!r}; its fields: {', '.join(known)}")
+        expected = str if known[name].type == "str" else list
+        if not isinstance(value, expected):
+            raise InputError(f"the field {name!r} of a {kind} section is {_json_kind(value)}, "
+                             f"not {_json_kind(expected())}")
+    missing = [name for name, f in known.items() if f.default is attrs.NOTHING and name not in fields]
+    if missing:
+        raise InputError(f"a {kind} section needs the field {missing[0]!r}")
+    if kind == "table" and not all(isinstance(row, list) for row in fields.get("rows", [])):
+        raise InputError("every row of a table section is a JSON array")
+    try:
+        return cls(**fields)
+    except (TypeError, ValueError) as err:
+        raise InputError(str(err)) from None
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, as a message names it: "a list", "a string", "null"."""
+    kinds = ((dict, "an object"), (list, "a list"), (str, "a string"), (bool, "a boolean"),
+             ((int, float), "a number"))
+    return next((name for types, name in kinds if isinstance(value, types)), "null")
 
 
 def _sections(values: Any) -> tuple[Section, ...]:
@@ -161,14 +192,40 @@ def _sections(values: Any) -> tuple[Section, ...]:
 
 
 def render_sections(sections: tuple[Section, ...]) -> str:
-    """The sections as the terminal shows them: a title line, then the body."""
+    """The sections as the terminal shows them: a title line, then the body (control
+    characters as visible escapes)."""
     blocks = []
     for section in sections:
         body = section.render_text()
         if not body:
             continue
-        blocks.append(f"{section.title}:\n{body}" if section.title else body)
+        blocks.append(f"{visible(section.title, one_line=True)}:\n{body}" if section.title else body)
     return "\n\n".join(blocks)
+
+
+#: what a figure may be named: the name of its PNG file in a saved run
+_FIGURE_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+#: the keys of a saved explanation, and the kind of value each holds
+_SAVED_KEYS: dict[str, type] = {
+    "format_version": int, "method": str, "plugin": str, "version": str, "dataset": str, "params": dict,
+    "metrics": dict, "explanation": dict, "sections": list, "text": str,
+}
+
+
+def _check_saved(data: Any) -> None:
+    """An ``InputError`` unless ``data`` has the shape of a saved explanation (see ``from_dict``)."""
+    if not isinstance(data, dict):
+        raise InputError(f"a saved explanation is a JSON object, got {_json_kind(data)}")
+    for key, value in data.items():
+        if key not in _SAVED_KEYS:
+            raise InputError(f"unknown key {key!r} (a saved explanation has: {', '.join(_SAVED_KEYS)})")
+        if not isinstance(value, _SAVED_KEYS[key]) or isinstance(value, bool):
+            raise InputError(f"{key!r} is {_json_kind(value)}, not {_json_kind(_SAVED_KEYS[key]())}")
+    if "plugin" not in data:
+        raise InputError("a saved explanation names its 'plugin'")
+    if not 1 <= data.get("format_version", 1) <= FORMAT_VERSION:
+        raise InputError(f"format version {data['format_version']} is not one this interp reads "
+                         f"(1 to {FORMAT_VERSION}): written by a newer interp?")
 
 
 @attrs.define(eq=False)
@@ -198,6 +255,9 @@ class Explanation:
     def __attrs_post_init__(self) -> None:
         if not self.text and self.sections:
             self.text = render_sections(self.sections)
+        unsafe = [name for name in self.figures if not isinstance(name, str) or not _FIGURE_NAME.fullmatch(name)]
+        if unsafe:
+            raise ValueError(f"figure name {unsafe[0]!r} is not a file name (letters, digits, _ . -)")
         missing = [s.name for s in self.sections if isinstance(s, Figure) and s.name not in self.figures]
         if missing and self.figures:
             raise ValueError(f"section refers to figure {missing[0]!r}, which is not in figures")
@@ -218,6 +278,10 @@ class Explanation:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Explanation":
+        """The explanation ``to_dict`` wrote, or an ``InputError`` naming what makes ``data``
+        something else (not an object, an unknown key, a value of the wrong kind, a section
+        that is not one, a newer format)."""
+        _check_saved(data)
         return cls(
             method=data.get("method", data["plugin"]),  # format 1 had no method: it was the plugin
             plugin=data["plugin"],
@@ -226,7 +290,7 @@ class Explanation:
             params=data.get("params", {}),
             metrics=data.get("metrics", {}),
             payload=data.get("explanation", {}),
-            sections=data.get("sections", ()),
+            sections=[section_from_dict(section) for section in data.get("sections", [])],
             text=data.get("text", ""),
         )
 
@@ -239,7 +303,8 @@ class Explanation:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def summary(self) -> str:
-        """The text ``interp run`` prints: header, metrics, then the method's own rendering."""
+        """The text ``interp run`` prints: header, metrics, then the method's own rendering;
+        control characters in any of it are shown as visible escapes (``interp.terminal``)."""
         provider = f"(plugin {self.plugin})" if self.method and self.plugin not in ("", self.method) else ""
         head = [self.method or self.plugin, self.version, provider, f"on {self.dataset}" if self.dataset else ""]
         lines = [" ".join(part for part in head if part)]
@@ -250,7 +315,7 @@ class Explanation:
                 lines.append(f"  {key:<{width}}  {format_value(value)}")
         if self.text:
             lines += ["", self.text.rstrip()]
-        return "\n".join(lines)
+        return visible("\n".join(lines))
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)

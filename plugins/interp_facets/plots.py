@@ -1,11 +1,13 @@
 """Figures: the regularisation path and the accuracy / integrity heat maps (paper's Figure 3).
 
-Every function returns a matplotlib Figure and never shows it.
+Every function returns a matplotlib Figure and never shows it; figures are made with
+``interp.plotting.figure``, so feature names are drawn as they are written (never as mathtext).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from interp.plotting import figure
 from matplotlib.figure import Figure
 
 __all__ = ["plot_path", "plot_heatmaps", "plot_cv", "plot_risk"]
@@ -20,7 +22,7 @@ def plot_path(betas, coefs, gamma: float, feature_names=None, selected_beta: flo
     betas = np.asarray(betas, dtype=float)
     coefs = np.asarray(coefs, dtype=float) / float(gamma)
     order = np.argsort(betas)
-    fig = Figure(figsize=(7, 4.2), layout="constrained")
+    fig = figure(figsize=(7, 4.2), layout="constrained")
     ax = fig.add_subplot()
     d = coefs.shape[1]
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
@@ -49,7 +51,7 @@ def plot_heatmaps(gammas, betas, accuracy, integrity, selected: tuple[float, flo
     """
     gammas = np.asarray(gammas, dtype=float)
     betas = np.asarray(betas, dtype=float)
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    fig = figure(figsize=(11, 4.2), layout="constrained")
     axes = fig.subplots(1, 2)
     bo = np.argsort(betas)
     go = np.argsort(gammas)
@@ -93,7 +95,7 @@ def plot_risk(card) -> Figure:
         raise ValueError("this card has no risk table: make it with score_card(..., X, y=labels)")
     totals = np.asarray(table.totals, dtype=float)
     fine = np.linspace(totals.min() - 0.5, totals.max() + 0.5, 200)
-    fig = Figure(figsize=(6, 3.8), layout="constrained")
+    fig = figure(figsize=(6, 3.8), layout="constrained")
     ax = fig.add_subplot()
     ax.plot(fine, table.risk(fine), color="C0", lw=1.2)
     ax.plot(totals, table.risk(totals), "o", color="C0", markersize=4)
