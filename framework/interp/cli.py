@@ -118,7 +118,11 @@ class InterpGroup(click.Group):
             return super().make_context(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; with --debug, every plugin that failed to load shows its traceback
+        first, whatever the command."""
         with _visible_errors():
+            if _debug_shown.get() is not None:
+                _loaded_registry()
             return super().invoke(ctx)
 
     def _extra(self) -> dict[str, click.Command]:
@@ -330,7 +334,7 @@ _RUN_PARAMS = [
     click.Option(["--data", "data"], type=click.Path(), help="CSV file with a header row."),
     click.Option(["--target", "target"], help="The label column of --data."),
     click.Option(["--dataset", "dataset"], help="A bundled data set (see interp datasets)."),
-    click.Option(["--out", "out"], type=click.Path(file_okay=False),
+    click.Option(["--out", "out"], type=click.Path(),
                  help="Save explanation.json, plots and the estimator in this folder."),
     click.Option(["--format", "fmt"], type=click.Choice(["text", "json"]), default="text", show_default=True),
     click.Option(["--seed", "seed"], type=int, default=0, show_default=True, help="Random seed."),
@@ -368,7 +372,7 @@ def show_command(run_dir: str, as_json: bool, debug: bool) -> None:
 @click.option("--target", help="The label column of --data.")
 @click.option("--dataset", help="A bundled data set (see interp datasets).")
 @click.option("--plugins", "plugins", help="Comma-separated methods to run (default: all installed).")
-@click.option("--out", type=click.Path(file_okay=False), default="interp-report", show_default=True,
+@click.option("--out", type=click.Path(), default="interp-report", show_default=True,
               help="Folder for report.html and each method's saved run.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
