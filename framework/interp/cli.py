@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import attrs
 import click
 
 from . import __version__
@@ -209,18 +210,20 @@ def _one_line(text: str) -> str:
 
 
 @cli.command("datasets")
-def datasets_command() -> None:
+@_debug_option
+def datasets_command(debug: bool) -> None:
     """List the data sets bundled with interp (use them with --dataset NAME)."""
     for info in bundled_datasets().values():
         echo(f"{info.name:<16} target={info.target:<12} {info.description}")
 
 
 def _click_option(opt: Option) -> click.Option:
+    """A method's option on the command line (its help, which click prints, made visible)."""
     if opt.type is bool:
-        return click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default), help=opt.help,
-                            show_default=True)
+        return click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default),
+                            help=visible(opt.help), show_default=True)
     kind = click.Choice(opt.choices) if opt.choices else _TYPES[opt.type]
-    return click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=opt.help,
+    return click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=visible(opt.help),
                         show_default=opt.default is not None)
 
 
@@ -267,10 +270,10 @@ class RunCommand(click.Command):
             if name not in methods:
                 _unknown_plugin(name)
             self.params += [_click_option(opt) for opt in methods[name].options]
-            self.help = f"Run the {name!r} method: {methods[name].summary}"
+            self.help = visible(f"Run the {name!r} method: {methods[name].summary}")
         elif "--help" in args:
             methods = _loaded_registry().methods
-            self.epilog = "Installed methods: " + (", ".join(sorted(methods)) or "none")
+            self.epilog = visible("Installed methods: " + (", ".join(sorted(methods)) or "none"))
         return super().make_context(info_name, args, parent, **extra)
 
 
@@ -432,9 +435,11 @@ def _report_part(name: str, anchor: str, data: Dataset, out: Path, ctx: RunConte
 
     try:
         explanation = run_method(name, data, {}, ctx)
-        save_result(explanation, out / anchor)
+        saved = {path.stem: path.read_bytes() for path in save_result(explanation, out / anchor)
+                 if path.suffix == ".png"}  # each figure is drawn once, for the run and the page
         with blame(resolve("methods", name)):
-            return Part(name, anchor, explanation_html(explanation, anchor)), None
+            shown = attrs.evolve(explanation, figures={n: saved[n] for n in explanation.figures})
+            return Part(name, anchor, explanation_html(shown, anchor)), None
     except InterpError as err:
         if isinstance(err, PluginBug) and _debug_shown.get() is not None:
             echo("".join(traceback.format_exception(err.original)).rstrip(), err=True)

@@ -70,9 +70,18 @@ def anchors(names: Iterable[str]) -> list[str]:
     return out
 
 
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
 def _png(figure) -> str:
+    """A figure as base64 PNG data: a matplotlib Figure drawn (its text literal), or the bytes
+    of a PNG file already drawn (a saved run's), checked to be PNG."""
     from .plotting import save_png
 
+    if isinstance(figure, bytes):
+        if not figure.startswith(_PNG_SIGNATURE):
+            raise ValueError("a figure given as bytes must be PNG data")
+        return base64.b64encode(figure).decode("ascii")
     buffer = io.BytesIO()
     save_png(figure, buffer, dpi=100)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -111,8 +120,9 @@ def _render(section, figures: dict) -> str:
 
 
 def sections_html(sections: Iterable, figures: dict) -> str:
-    """Typed sections (``Text``, ``Table``, ``Formula``, ``Figure``) as an HTML fragment; the
-    figures named in ``figures`` but in no section follow at the end."""
+    """Typed sections (``Text``, ``Table``, ``Formula``, ``Figure``) as an HTML fragment;
+    ``figures`` maps a name to a matplotlib Figure or to the bytes of a PNG already drawn, and
+    those in no section follow at the end."""
     sections = tuple(sections)
     parts = [_render(section, figures) for section in sections]
     shown = {s.name for s in sections if isinstance(s, Figure)}

@@ -73,6 +73,7 @@ def save_run(explanation: Explanation, out_dir: str | Path) -> list[Path]:
     for what it may hold before); if anything fails, nothing of this run is left on disk.
     """
     out = check_run_folder(out_dir)
+    made = [folder for folder in out.absolute().parents if not folder.exists()]  # innermost first
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.partial-"))
     try:
@@ -80,6 +81,8 @@ def save_run(explanation: Explanation, out_dir: str | Path) -> list[Path]:
         _replace(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        for folder in made:
+            folder.rmdir()
         raise
     return [out / name for name in names]
 

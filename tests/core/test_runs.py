@@ -33,8 +33,8 @@ def test_a_saved_run_replaces_the_previous_one_whole(tmp_path):
 
 def test_a_failure_while_saving_leaves_nothing_and_keeps_the_previous_run(tmp_path):
     with pytest.raises(RuntimeError, match="cannot draw"):
-        save_run(_exp(ok=figure(), broken=BrokenFigure()), tmp_path / "new")
-    assert list(tmp_path.iterdir()) == []
+        save_run(_exp(ok=figure(), broken=BrokenFigure()), tmp_path / "new" / "parents" / "run")
+    assert list(tmp_path.iterdir()) == []  # the folders made for it are gone too
     save_run(_exp(), tmp_path / "old")
     with pytest.raises(RuntimeError):
         save_run(_exp(broken=BrokenFigure()), tmp_path / "old")

@@ -96,3 +96,20 @@ def test_warnings_during_a_command_are_visible_lines(run, tmp_path):
         result = run("run", "--plugin", "warner", "--data", _hostile_csv(tmp_path), "--target", "y")
     assert result.exit_code == 0 and "warning: column a\\x1b]0;owned\\x07 looks odd" in result.stderr
     assert not RAW.search(result.stderr)
+
+
+def test_a_plugins_help_texts_are_visible(run):
+    def quiet_run(data, ctx, *, level):
+        return interp.Explanation(text="done")
+
+    class Loud:
+        @interp.hookimpl
+        def register_methods(self, register):
+            register(interp.Method(f"loud{TITLE}", f"Sets the title {CLEAR}.", quiet_run,
+                                   options=(interp.Option("level", int, 1, f"how loud {LINK}"),)))
+
+    with interp.testing.registered(Loud(), "loud"):
+        for args in (["run", "--plugin", f"loud{TITLE}", "--help"], ["run", "--help"]):
+            result = run(*args)
+            assert result.exit_code == 0 and "loud\\x1b]0;owned\\x07" in result.stdout
+            assert not RAW.search(result.stdout)
