@@ -69,3 +69,19 @@ def test_fast_options_are_the_methods_own():
 
     for method, options in FAST.items():
         assert set(options) <= {o.name for o in get_registry().methods[method].options}
+
+
+def test_a_formula_over_tex_special_names_keeps_its_mathml(tmp_path):
+    """Names with no markup in them leave sympy's MathML valid: the page shows it as MathML."""
+    import interp
+    from interp.markup import clean_mathml
+    from interp.report import sections_html
+    from interp.runner import run_method
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(40, 3)).round(3), columns=["$\\foo$", "%&#_{}", "b"])
+    frame["y"] = frame["$\\foo$"] + frame["b"] ** 2
+    exp = run_method("symbolic", interp.load_dataset(frame, "y"), FAST["symbolic"])
+    formula = next(s for s in exp.sections if isinstance(s, interp.Formula))
+    assert clean_mathml(formula.mathml) is not None
+    assert "<math" in sections_html([formula], {})
