@@ -549,7 +549,7 @@ def _build(pm: pluggy.PluginManager) -> Registry:
         if plugin is None:
             continue
         info = _info(name)
-        info.status, info.error, info.registered, info.conflicts = "loaded", "", {}, []
+        info.status, info.error, info.traceback, info.registered, info.conflicts = "loaded", "", "", {}, []
         info.hooks = _hooks(pm, plugin)
         infos.append(info)
         found = _collect(pm, name, info)

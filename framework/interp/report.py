@@ -27,7 +27,7 @@ from .results import Explanation, Figure, Formula, Table, format_value
 class Failure:
     """A method that could not run on the data; the report shows why instead of aborting."""
 
-    plugin: str
+    method: str
     message: str
 
 
@@ -151,8 +151,8 @@ def explanation_html(exp: Explanation, anchor: str | None = None) -> str:
 
 def failure_html(failure: Failure, anchor: str | None = None) -> str:
     """A method that failed, as an HTML ``<section>`` that says why."""
-    anchor = anchor or anchors([failure.plugin])[0]
-    return (f'<section id="{html.escape(anchor)}"><h2>{html.escape(failure.plugin)}</h2>'
+    anchor = anchor or anchors([failure.method])[0]
+    return (f'<section id="{html.escape(anchor)}"><h2>{html.escape(failure.method)}</h2>'
             f'<p class="failed">failed: {html.escape(failure.message)}</p></section>')
 
 
@@ -174,7 +174,7 @@ def page_html(parts: Iterable[Part], title: str) -> str:
 def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
     """The report page of explanations and failures, a section each (see ``page_html``)."""
     results = list(results)
-    labels = [r.plugin if isinstance(r, Failure) else (r.method or r.plugin) for r in results]
+    labels = [r.method if isinstance(r, Failure) else (r.method or r.plugin) for r in results]
     parts = [Part(label, anchor, failure_html(r, anchor) if isinstance(r, Failure) else explanation_html(r, anchor))
              for r, label, anchor in zip(results, labels, anchors(labels))]
     return page_html(parts, title)

@@ -27,19 +27,22 @@ def plot_path(betas, coefs, gamma: float, feature_names=None, selected_beta: flo
     d = coefs.shape[1]
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
     top = np.argsort(-np.max(np.abs(coefs), axis=0))[:max_labels]
+    named = []  # (line, label) of the top features: passed to legend() explicitly, because
+    # matplotlib leaves out artists whose label starts with "_", and a column may be named so
     for j in range(d):
-        ax.step(betas[order], coefs[order, j], where="mid", lw=1.2 if j in top else 0.6,
-                label=names[j] if j in top else None)
+        (line,) = ax.step(betas[order], coefs[order, j], where="mid", lw=1.2 if j in top else 0.6)
+        if j in top:
+            named.append((line, names[j]))
     ax.set_xscale("log")
     ax.set_xlabel("beta = lambda / gamma^2")
     ax.set_ylabel("points (w / gamma)")
     ax.set_title(f"regularisation path at gamma = {gamma:.3g}")
     ax.axhline(0, color="0.6", lw=0.5)
     if selected_beta is not None:
-        ax.axvline(selected_beta, color="k", ls="--", lw=0.8, label="selected")
+        named.append((ax.axvline(selected_beta, color="k", ls="--", lw=0.8), "selected"))
     ax.grid(True, axis="y", alpha=0.3)
     if d:
-        ax.legend(fontsize=7, ncols=2, loc="best")
+        ax.legend(*zip(*named), fontsize=7, ncols=2, loc="best")
     return fig
 
 
