@@ -41,7 +41,7 @@ Measured per equation and in medians:
 * fit time (seconds of wall time of ``fit``), and per equation our time over Operon's.
 
     python benchmarks/symbolic_vs_sr.py [--only I_12_2,II_34_11] [--page] [--refresh-peers]
-                                        [--peer-venv PATH] [--no-peers]
+                                        [--peer-venv PATH] [--no-peers] [--peers-only [--peer NAME]]
 """
 
 from __future__ import annotations
@@ -317,6 +317,26 @@ def summary(results: dict) -> None:
     if ratios:
         print(f"\nfit time, interp / Operon per equation: median {np.median(ratios):.3f}, "
               f"worst {max(ratios):.3f} ({len(ratios)} equations)")
+    goals(results)
+
+
+def goals(results: dict) -> None:
+    """The goals against Operon in this run: median test R^2 at least its, R^2 > 0.999 on at
+    least as many equations, median size at most its, median fit time at most its."""
+    both = {n: r for n, r in results.items() if "r2" in r.get("interp", {}) and "r2" in r.get("operon", {})}
+    if not both:
+        return
+    print(f"\n## Goals against Operon ({len(both)} equations fitted by both)\n")
+    for what, key, sign in (("median test R^2", "r2", 1), ("median size", "size", -1),
+                            ("median fit time (s)", "seconds", -1)):
+        # R^2 compared at the 6 decimals printed: two exact fits differ in rounding only
+        ours, theirs = (round(float(np.median([r[m][key] for r in both.values()])), 6) for m in ("interp", "operon"))
+        print(f"- {what}: interp {ours:.6g}, Operon {theirs:.6g}: {'met' if sign * (ours - theirs) >= 0 else 'missed'}")
+    ours, theirs = (sum(r[m]["r2"] > GOOD_R2 for r in both.values()) for m in ("interp", "operon"))
+    print(f"- R^2 > {GOOD_R2}: interp {ours}, Operon {theirs}: {'met' if ours >= theirs else 'missed'}")
+    missed = [n for n, r in both.items() if r["interp"]["r2"] <= GOOD_R2]
+    if missed:
+        print(f"- interp at R^2 <= {GOOD_R2}: {', '.join(missed)}")
 
 
 def main(args) -> None:
@@ -343,10 +363,11 @@ def main(args) -> None:
         print()
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Parse the command line and run (``--worker``: one peer fit in the peers' venv)."""
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(*sys.argv[2:5])
-        sys.exit(0)
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma-separated equation names")
     ap.add_argument("--peer-venv", type=Path, default=PEER_VENV)
@@ -354,7 +375,6 @@ if __name__ == "__main__":
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--peers-only", action="store_true", help="fit and cache the peers only")
     ap.add_argument("--peer", choices=("operon", "gplearn"), help="with --peers-only: this peer only")
-    ap.add_argument("--page", action="store_true", help="also write docs/benchmarks/symbolic-feynman.md")
     args = ap.parse_args()
     if args.peers_only:
         for name, formula, ranges in EQUATIONS:
@@ -362,10 +382,13 @@ if __name__ == "__main__":
             for kind in [args.peer] if args.peer else ("operon", "gplearn"):
                 res = peer_result(kind, name, rows, args)
                 print(name, kind, {k: v for k, v in res.items() if k != "formula"}, flush=True)
-        sys.exit(0)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from page import page
+        return
+    main(args)
 
-    with page("symbolic-feynman", "Symbolic Pursuit against Operon and gplearn on Feynman equations",
-              enabled=args.page):
-        main(args)
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from page import run_page
+
+    run_page(cli, "symbolic-feynman", "Symbolic Pursuit against Operon and gplearn on Feynman equations",
+             about=__doc__, text=False)
