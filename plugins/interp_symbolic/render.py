@@ -74,7 +74,8 @@ def projection_note(est, names) -> list[str]:
     if not positive:
         return ["no column is strictly positive (and not constant): every term is a function of a linear "
                 "combination"]
-    line = f"monomial terms (C * x1**a1 * ...) may read the strictly positive columns: {', '.join(positive)}"
+    line = (f"monomial terms (C * x1**a1 * ..., and prefactors x1**b1 * ...) may read the strictly positive "
+            f"columns: {', '.join(positive)}")
     return [line] + ([f"zero, negative or constant values, linear arguments only: {', '.join(other)}"] if other else [])
 
 
