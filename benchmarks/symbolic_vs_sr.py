@@ -40,6 +40,8 @@ Measured per equation and in medians:
   count against a form, and a close approximation of another form does not count for it;
 * fit time (seconds of wall time of ``fit``), and per equation our time over Operon's.
 
+Run (the peers' fits are cached, so a second run fits interp only):
+
     python benchmarks/symbolic_vs_sr.py [--only I_12_2,II_34_11] [--page] [--refresh-peers]
                                         [--peer-venv PATH] [--no-peers] [--peers-only [--peer NAME]]
 """
