@@ -1,4 +1,4 @@
-"""Progress: callbacks always, a bar only on a terminal and never when quiet."""
+"""Progress: callbacks always, a bar only on a terminal or in a notebook and never when quiet."""
 
 import io
 
@@ -21,7 +21,7 @@ def test_bar_on_a_terminal_only(monkeypatch):
     tty = FakeTerminal()
     monkeypatch.setattr("sys.stderr", tty)
     list(progress.track(range(4), "grid"))
-    assert "grid [" in tty.getvalue() and "4/4" in tty.getvalue()
+    assert "grid:" in tty.getvalue() and "4/4" in tty.getvalue()
 
     pipe = io.StringIO()
     monkeypatch.setattr("sys.stderr", pipe)
@@ -36,3 +36,26 @@ def test_quiet_silences_the_bar_but_not_callbacks(monkeypatch):
     with progress.quiet(), progress.on_progress(lambda *a: seen.append(a)):
         list(progress.track(iter(range(2)), "paths"))
     assert tty.getvalue() == "" and seen == [("paths", 1, None), ("paths", 2, None)]
+
+
+def test_bar_in_a_notebook_kernel_even_without_a_terminal(monkeypatch):
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stderr", out)
+    monkeypatch.setattr(progress, "in_notebook", lambda: True)
+    list(progress.track(range(3), "paths"))
+    assert "paths:" in out.getvalue() and "3/3" in out.getvalue()
+    with progress.quiet():
+        list(progress.track(range(3), "silent"))
+    assert "silent" not in out.getvalue()
+
+
+def test_a_plugin_description_never_reaches_the_terminal_as_control_characters(monkeypatch):
+    tty = FakeTerminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    list(progress.track(range(2), "evil\x1b[2J\x1b]0;title\x07\nline"))
+    assert "\x1b" not in tty.getvalue() and "\x07" not in tty.getvalue()
+    assert "evil?[2J?]0;title??line" in tty.getvalue()
+
+
+def test_outside_a_kernel_no_notebook_is_detected():
+    assert progress.in_notebook() is False
