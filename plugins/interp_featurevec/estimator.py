@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import Embedding, get_registry
+from interp.display import ExplainedEstimator
 from interp.errors import InputError
 from interp.preprocessing import infer_task
 
@@ -28,7 +29,7 @@ EMPTY_MESSAGE = ("no root-to-leaf path has two splits, so no features co-occur a
 AUTO_MAX_SAMPLES = 512
 
 
-class FeatureVectors(BaseEstimator):
+class FeatureVectors(ExplainedEstimator, BaseEstimator):
     """Feature Vectors: 2-D feature embeddings from the co-occurrence of features on tree paths.
 
     Parameters
@@ -288,6 +289,18 @@ class FeatureVectors(BaseEstimator):
         reps = getattr(self, "bootstrap_embeddings_", None) if ellipses else None
         return plot_feature_vectors(self.embedding_, self.feature_names(), ax=ax, top_k=top_k,
                                     bootstrap=reps, explained=self.explained_variance_ratio_)
+
+    def vectors_frame(self):
+        """Every feature's vector as a DataFrame: name, x, y, length, angle (``render.vectors_frame``)."""
+        from .render import vectors_frame
+
+        check_is_fitted(self, "embedding_")
+        return vectors_frame(self)
+
+    def _display(self):
+        from .render import estimator_display
+
+        return estimator_display(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -371,3 +371,17 @@ def _strongest_interactions(est, names) -> list[dict]:
     pairs = sorted(((abs(inter[i, j]), names[i], names[j], float(inter[i, j]))
                     for i in range(d) for j in range(i + 1, d)), reverse=True)[:TOP_INTERACTIONS]
     return [dict(a=a, b=b, value=v) for _, a, b, v in pairs]
+
+
+def estimator_display(est):
+    """A fitted symbolic model in a notebook (``interp.display``): the formula ``predict`` uses,
+    the models by size with that row marked, its terms and the feature importances."""
+    from interp.display import Display
+
+    from .expression import feature_symbols
+
+    names = [str(s) for s in feature_symbols(est)]
+    sections = [formula_section(est, "The model predict uses (4 significant digits)"),
+                *([equations_table(est)] if _has_equations(est) else []), terms_table(est),
+                importance_table({n: float(v) for n, v in zip(names, est.feature_importances_)})]
+    return Display(f"{type(est).__name__}: {est.n_terms_} term(s) on {len(names)} features", sections)
