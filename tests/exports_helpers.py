@@ -3,6 +3,7 @@ exported source in a fresh interpreter where interp cannot be imported."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -41,8 +42,10 @@ print(json.dumps(out))
 """
 
 
+@functools.lru_cache(maxsize=None)
 def old_estimator(name: str):
-    """The estimator saved as ``name``.joblib by interp at 1baab74 (tests/fixtures/runs_1baab74)."""
+    """The estimator saved as ``name``.joblib by interp at 1baab74 (tests/fixtures/runs_1baab74),
+    loaded once per session: a test that changes it changes a copy."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a scikit-learn of another version warns, and still loads
         return joblib.load(OLD_RUNS / f"{name}.joblib")["estimator"]

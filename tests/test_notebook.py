@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 from interp.markup import audit
@@ -29,8 +30,9 @@ EXPECTED = {
 def executed(tmp_path_factory):
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     workdir = tmp_path_factory.mktemp("notebook")
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(workdir)}}).execute()
+    # local sockets, not TCP ports another process on the machine could take first
+    kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(workdir / "kernel"))
+    NotebookClient(notebook, km=kernel, timeout=300, resources={"metadata": {"path": str(workdir)}}).execute()
     return {tag: cell for cell in notebook.cells for tag in cell.metadata.get("tags", ())}
 
 

@@ -102,10 +102,22 @@ def _not_standalone(node) -> str | None:
     return None
 
 
+def _problems(expr) -> list[str]:
+    """Why each function of ``expr`` without a standalone form has none (empty: it has one)."""
+    return sorted({p for node in sp.preorder_traversal(expr) if (p := _not_standalone(node)) is not None})
+
+
+def _exportable(est, i: int) -> bool:
+    try:
+        return not _problems(row_expression(est, i))
+    except InputError:
+        return False
+
+
 def _check_standalone(est, i: int, expr) -> None:
     """An InputError naming each term of row ``i`` that has no standalone form, and the rows
     that have one."""
-    problems = sorted({p for node in sp.preorder_traversal(expr) if (p := _not_standalone(node)) is not None})
+    problems = _problems(expr)
     if not problems:
         return
     exportable = [j for j in range(_rows(est)) if _exportable(est, j)]
@@ -113,14 +125,6 @@ def _check_standalone(est, i: int, expr) -> None:
             if exportable else "")
     raise InputError(f"row {i} of the models by size has no standalone Python form: a term holds "
                      f"{' and '.join(problems)}{hint}")
-
-
-def _exportable(est, i: int) -> bool:
-    try:
-        expr = row_expression(est, i)
-    except InputError:
-        return False
-    return not any(_not_standalone(node) for node in sp.preorder_traversal(expr))
 
 
 def _is_double(c: sp.Float) -> bool:

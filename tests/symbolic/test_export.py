@@ -10,10 +10,11 @@ import pandas as pd
 import pytest
 import sympy as sp
 
-from interp import InputError, RidgeFamily, hookimpl, load_dataset, registry
+from interp import InputError, load_dataset
 from interp_symbolic import SymbolicPursuitRegressor
 
 from ..exports_helpers import old_estimator, run_exported
+from .test_pickle import third_party_families  # noqa: F401 - a fixture: a custom family registered
 
 
 def _rows(dataset: str) -> pd.DataFrame:
@@ -48,7 +49,7 @@ def test_every_row_exports_what_its_expression_computes():
     (an evaluation independent of the code printer)."""
     est = old_estimator("symbolic_diabetes")
     X = _rows("diabetes")
-    sample = X.iloc[::60]
+    sample = X.iloc[::110]
     symbols = {s.name: s for s in est.sympy().free_symbols}
     for i in range(len(est.equations_)):
         namespace: dict = {}
@@ -89,35 +90,12 @@ def test_a_meijer_g_term_is_refused_with_a_message_naming_it():
         est.to_python()
 
 
-class _Quadratic(RidgeFamily):
-    """g(u) = a u + b u^2, a third-party family without a printable expression."""
-
-    name = "test_export_quadratic"
-    init_theta = (0.0, 1.0)
-
-    def value(self, theta, u):
-        return theta[0] * u + theta[1] * u**2
-
-    def gradient(self, theta, u):
-        return np.vstack([u, u**2]), theta[0] + 2 * theta[1] * u
-
-
-class _Family:
-    @hookimpl
-    def register_ridge_families(self, register):
-        register(_Quadratic())
-
-
-def test_a_custom_family_term_is_refused_with_its_family_named():
-    registry.register_plugin(_Family(), "test-export-family")
-    try:
-        rng = np.random.default_rng(1)
-        X = pd.DataFrame(rng.uniform(0, 1, (60, 2)), columns=["a", "b"])
-        est = SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=10, simplify=False,
-                                       families=["test_export_quadratic"], random_state=0).fit(X, X.a**2)
-    finally:
-        registry.unregister_plugin("test-export-family")
-    with pytest.raises(InputError, match="custom ridge family 'test_export_quadratic'"):
+def test_a_custom_family_term_is_refused_with_its_family_named(third_party_families):
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.uniform(0, 1, (60, 2)), columns=["a", "b"])
+    est = SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=10, simplify=False,
+                                   families=["test_quadratic_methods"], random_state=0).fit(X, X.a**2)
+    with pytest.raises(InputError, match="custom ridge family 'test_quadratic_methods'"):
         est.to_python()
 
 
