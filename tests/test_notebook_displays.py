@@ -58,14 +58,16 @@ def test_an_explanation_displays_as_the_reports_section():
     assert exp._repr_html_() == explanation_html(exp)
     _assert_clean(exp._repr_html_())
 
-    class Printer:
-        text = ""
+    class Printer:  # what IPython hands _repr_pretty_
+        def __init__(self):
+            self.shown = []
 
-        def text(self, value):  # noqa: F811 - IPython's printer protocol
-            Printer.text = value
+        def text(self, value):
+            self.shown.append(value)
 
-    exp._repr_pretty_(Printer(), cycle=False)
-    assert Printer.text == exp.summary()
+    printer = Printer()
+    exp._repr_pretty_(printer, cycle=False)
+    assert printer.shown == [exp.summary()]
 
 
 def _hostile_frame(n, seed=0) -> pd.DataFrame:
@@ -78,7 +80,7 @@ def test_symbolic_shows_the_formula_and_the_models_by_size_with_hostile_names():
         X, np.exp(X.iloc[:, 0]) + X.iloc[:, 3])
     page, plain = _shown(est)
     _assert_clean(page, plain)
-    assert "<math" in page and "Models by size" in page and "f(x) = " in plain
+    assert 'class="formula"' in page and "Models by size" in page and "f(x) = " in plain
     assert "&lt;script&gt;" in page  # the name is shown, as text
 
 
