@@ -22,7 +22,7 @@ from interp_featurevec import FeatureVectors
 from interp_propositional import PropositionalNystroem, PropositionalSVC
 from interp_symbolic import SymbolicPursuitClassifier, SymbolicPursuitRegressor
 
-TINY_SYMBOLIC = dict(max_terms=1, n_restarts=1, maxiter=10, simplify=False, families=["meijer_1002"], random_state=0)
+TINY_SYMBOLIC = dict(max_terms=1, n_restarts=1, maxiter=10, simplify=False, families=["meijer_2013"], random_state=0)
 SMALL_GRID = dict(gammas=2, betas=3, cv=2, max_rows=3, random_state=0)
 
 
