@@ -315,6 +315,10 @@ def _missing(value):
 
 def _numbers(values):
     """A column as floats: numbers, or text that reads as one; anything else is missing (NaN)."""
+    try:
+        return numpy.asarray(values, dtype=float)  # numbers, None as NaN
+    except (TypeError, ValueError):
+        pass
     out = numpy.full(len(values), numpy.nan)
     for i, value in enumerate(values):
         if not _missing(value):
