@@ -89,7 +89,7 @@ class Component:
 
     def fail(self, message: str) -> None:
         origin = f" from plugin {self.plugin!r}" if self.plugin else ""
-        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}")
+        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}", plugin=self.plugin)
 
     def provides(self, method: str) -> bool:
         """True when ``method`` was given as a callable or defined by a subclass."""
@@ -337,7 +337,7 @@ class Embedding(Component):
         vectors = np.asarray(out.vectors, dtype=float)
         if vectors.ndim != 2 or vectors.shape[0] != matrix.shape[0]:
             raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned shape "
-                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)")
+                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)", plugin=self.plugin)
         return attrs.evolve(out, vectors=vectors)
 
 

@@ -17,6 +17,8 @@ import sys
 import warnings
 from typing import Callable, Iterable, Iterator, TypeVar
 
+from .terminal import visible
+
 T = TypeVar("T")
 Callback = Callable[[str, int, "int | None"], None]
 
@@ -60,18 +62,13 @@ def _bar_enabled() -> bool:
     return not _quiet.get() and (terminal or in_notebook())
 
 
-def printable(text: str) -> str:
-    """``text`` with every character that is not printable (control characters, line breaks,
-    terminal escapes) shown as "?": a description from a plugin never moves the cursor."""
-    return "".join(c if c.isprintable() else "?" for c in str(text))
-
-
 def _new_bar(desc: str, total: int | None):
-    """A tqdm bar from the ``auto`` front end on the current stderr."""
+    """A tqdm bar from the ``auto`` front end on the current stderr; its description, which
+    may quote the data, with every control character visible (``interp.terminal.visible``)."""
     with warnings.catch_warnings():  # "IProgress not found": tqdm then draws text, which is fine
         warnings.simplefilter("ignore")
         from tqdm.auto import tqdm
-    return tqdm(total=total, desc=printable(desc), file=sys.stderr, mininterval=0.1, leave=True)
+    return tqdm(total=total, desc=visible(desc, one_line=True), file=sys.stderr, mininterval=0.1, leave=True)
 
 
 class Progress:

@@ -49,12 +49,12 @@ def test_bar_in_a_notebook_kernel_even_without_a_terminal(monkeypatch):
     assert "silent" not in out.getvalue()
 
 
-def test_a_plugin_description_never_reaches_the_terminal_as_control_characters(monkeypatch):
+def test_a_description_quoting_the_data_is_drawn_visibly(monkeypatch):
     tty = FakeTerminal()
     monkeypatch.setattr("sys.stderr", tty)
-    list(progress.track(range(2), "evil\x1b[2J\x1b]0;title\x07\nline"))
-    assert "\x1b" not in tty.getvalue() and "\x07" not in tty.getvalue()
-    assert "evil?[2J?]0;title??line" in tty.getvalue()
+    list(progress.track(range(2), "column \x1b]0;title\x07\nnext"))
+    drawn = tty.getvalue()
+    assert "column \\x1b]0;title\\x07\\x0anext:" in drawn and "\x1b" not in drawn and "\x07" not in drawn
 
 
 def test_outside_a_kernel_no_notebook_is_detected():
