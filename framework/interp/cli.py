@@ -133,31 +133,46 @@ def datasets_command() -> None:
         click.echo(f"{info.name:<16} target={info.target:<12} {info.description}")
 
 
-def _click_option(opt: Option) -> click.Option:
+def _click_options(opt: Option, registry: Any) -> list[click.Option]:
+    """The click option of ``opt``, and for an option naming one component its ``--NAME-param``
+    (its help lists the parameters each registered component of the catalogue takes)."""
     if opt.type is bool:
-        return click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default), help=opt.help,
-                            show_default=True)
+        return [click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default), help=opt.help,
+                             show_default=True)]
     kind = click.Choice(opt.choices) if opt.choices else _TYPES[opt.type]
-    return click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=opt.help,
-                        show_default=opt.default is not None)
+    option = click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=opt.help,
+                          show_default=opt.default is not None, metavar="NAMES" if opt.many else None)
+    if opt.params_name is None:
+        return [option]
+    takes = "; ".join(f"{name}: " + ", ".join(f"{k}={v}" for k, v in component.defaults.items())
+                      for name, component in getattr(registry, opt.catalogue).items() if component.defaults)
+    return [option, click.Option([opt.params_flag, opt.params_name], multiple=True, metavar="NAME=VALUE",
+                                 help=f"a parameter of the chosen {opt.flag[2:]}, repeatable (defaults: "
+                                      f"{takes or 'none takes any'})")]
 
 
-def _peek_plugin(args: list[str]) -> str | None:
+_METHOD_FLAGS = ("--method", "--plugin")
+
+
+def _peek_method(args: list[str]) -> str | None:
+    """The method named by ``--method NAME`` (or its alias ``--plugin``) among ``args``."""
     for i, arg in enumerate(args):
-        if arg == "--plugin" and i + 1 < len(args):
+        if arg in _METHOD_FLAGS and i + 1 < len(args):
             return args[i + 1]
-        if arg.startswith("--plugin="):
-            return arg.split("=", 1)[1]
+        flag, sep, value = arg.partition("=")
+        if sep and flag in _METHOD_FLAGS:
+            return value
     return None
 
 
-def _unknown_plugin(name: str) -> None:
+def _unknown_method(name: str) -> None:
     registry = _loaded_registry()
     available = ", ".join(sorted(registry.methods)) or "none"
     for info in registry.plugins:
         if info.name == name and info.status != "loaded":
-            fail(f"plugin {name!r} is {info.status}: {info.error or 'see interp plugins'}")
-    fail(f"unknown plugin {name!r}; available: {available}")
+            fail(f"method {name!r} is unavailable: plugin {name!r} is {info.status}: "
+                 f"{info.error or 'see interp plugins'}")
+    fail(f"unknown method {name!r}; available: {available}")
 
 
 def _load_data(data: str | None, target: str | None, dataset: str | None) -> Dataset:
@@ -174,17 +189,18 @@ def _load_data(data: str | None, target: str | None, dataset: str | None) -> Dat
 
 
 class RunCommand(click.Command):
-    """`interp run`: the chosen method's own options are added once --plugin is known."""
+    """`interp run`: the chosen method's own options are added once --method is known."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
         self.params = list(_RUN_PARAMS)
-        name = _peek_plugin(args)
+        name = _peek_method(args)
         if name is not None:
-            methods = _loaded_registry().methods
+            registry = _loaded_registry()
+            methods = registry.methods
             if name not in methods:
-                _unknown_plugin(name)
-            self.params += [_click_option(opt) for opt in methods[name].options]
+                _unknown_method(name)
+            self.params += [option for opt in methods[name].options for option in _click_options(opt, registry)]
             self.help = f"Run the {name!r} method: {methods[name].summary}"
         elif "--help" in args:
             methods = _loaded_registry().methods
@@ -198,10 +214,10 @@ class _Bug(_Exit2):
     exit_code = 1
 
 
-def _run(plugin: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
+def _run(method: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
          seed: int, quiet: bool, n_jobs: int | None, model_file: str | None, trust_model_file: bool,
          debug: bool, **options: Any) -> None:
-    """Run one interpretation method on a data set (see --plugin NAME --help for its options).
+    """Run one interpretation method on a data set (see --method NAME --help for its options).
 
     \f
     Twelve parameters because click calls the command with every option of ``interp run`` as a
@@ -210,7 +226,7 @@ def _run(plugin: str, data: str | None, target: str | None, dataset: str | None,
     model = _load_model(model_file, trust_model_file) if model_file is not None else None
     run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
     try:
-        explanation = run_method(plugin, loaded, options, run_ctx)
+        explanation = run_method(method, loaded, options, run_ctx)
     except PluginBug as err:
         if debug:
             raise err.original
@@ -241,7 +257,8 @@ def _load_model(model_file: str, trusted: bool) -> Any:
 
 
 _RUN_PARAMS = [
-    click.Option(["--plugin", "plugin"], required=True, help="The method to run (see interp plugins)."),
+    click.Option(["--method", "--plugin", "method"], required=True,
+                 help="The method to run (see interp plugins); --plugin is an alias."),
     click.Option(["--data", "data"], type=click.Path(), help="CSV file with a header row."),
     click.Option(["--target", "target"], help="The label column of --data."),
     click.Option(["--dataset", "dataset"], help="A bundled data set (see interp datasets)."),
@@ -278,22 +295,23 @@ def show_command(run_dir: str, as_json: bool) -> None:
 @click.option("--data", type=click.Path(), help="CSV file with a header row.")
 @click.option("--target", help="The label column of --data.")
 @click.option("--dataset", help="A bundled data set (see interp datasets).")
-@click.option("--plugins", "plugins", help="Comma-separated methods to run (default: all installed).")
+@click.option("--methods", "--plugins", "methods",
+              help="Comma-separated methods to run (default: all installed); --plugins is an alias.")
 @click.option("--out", type=click.Path(file_okay=False), default="interp-report", show_default=True,
               help="Folder for report.html and each method's saved run.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def report_command(data: str | None, target: str | None, dataset: str | None, plugins: str | None, out: str,
+def report_command(data: str | None, target: str | None, dataset: str | None, methods: str | None, out: str,
                    seed: int, quiet: bool) -> None:
     """Run several methods on one data set and write one self-contained HTML page."""
     from .report import Failure, render_html
 
     loaded = _load_data(data, target, dataset)
-    methods = _loaded_registry().methods
-    names = [p.strip() for p in plugins.split(",") if p.strip()] if plugins else sorted(methods)
+    registered = _loaded_registry().methods
+    names = [p.strip() for p in methods.split(",") if p.strip()] if methods else sorted(registered)
     for name in names:
-        if name not in methods:
-            _unknown_plugin(name)
+        if name not in registered:
+            _unknown_method(name)
     results: list = []
     for name in names:
         if not quiet:

@@ -46,10 +46,13 @@ class PluginBug(InterpError):
 
 def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
                ctx: RunContext | None = None) -> Explanation:
-    """Run method ``name`` on validated ``data``; fill in method, plugin, version and data set.
+    """Run method ``name`` on validated ``data``; fill in method, plugin, version, data set and
+    parameters.
 
     ``options`` are converted, checked and completed with their declared defaults before the
-    method sees them.  An ``InterpError`` from the method passes through (bad input); any other
+    method sees them (``Method.resolve_options``).  The result's ``params`` are those resolved
+    options and the seed, updated with the ``params`` the method returns: a method gives only
+    what it resolved further (a chosen value, a default that depends on the data).  An ``InterpError`` from the method passes through (bad input); any other
     exception becomes ``PluginBug`` (chained to the original), so that a bug is never shown as
     the user's fault.
     """
@@ -81,4 +84,5 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
         plugin=method.plugin,
         version=result.version or info.version,
         dataset=result.dataset or data.name,
+        params={**resolved, "seed": ctx.seed, **result.params},
     )
