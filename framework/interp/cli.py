@@ -17,6 +17,7 @@ from .errors import InterpError
 from .registry import PluginWarning, call_command_hooks, get_registry
 from .runner import PluginBug, RunContext, run_method
 from .runs import load_run, save_run
+from .scaffold import KINDS, new_plugin
 
 _TYPES = {int: click.INT, float: click.FLOAT, str: click.STRING}
 
@@ -328,6 +329,26 @@ def report_command(data: str | None, target: str | None, dataset: str | None, me
     page.write_text(render_html(results, f"interp report: {loaded.name}"), encoding="utf-8")
     failed = [r.plugin for r in results if isinstance(r, Failure)]
     click.echo(f"wrote {page}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""))
+
+
+@cli.command("new-plugin", epilog="Kinds: " + "; ".join(f"{k}: {v.summary}" for k, v in KINDS.items()) + ".")
+@click.argument("name")
+@click.option("--kind", required=True, type=click.Choice(list(KINDS)), help="What the plugin adds.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="Write the package in DIR/interp-NAME.")
+def new_plugin_command(name: str, kind: str, directory: str) -> None:
+    """Start a plugin: an installable package with one working component (or method, or library
+    hook), its test and a README saying what to edit."""
+    try:
+        plan = new_plugin(name, kind, directory, registry=_loaded_registry(echo_warnings=False))
+    except InterpError as err:
+        fail(str(err))
+    except OSError as err:
+        fail(f"cannot write the package in {directory!r}: {err.strerror or err}")
+    click.echo(f"wrote {plan.root} ({plan.kind.summary}):")
+    for relative, _ in plan.files:
+        click.echo(f"    {relative}")
+    click.echo(f"next: cd {plan.root} && pip install -e \".[test]\" && pytest  (then see README.md)")
 
 
 def main() -> None:

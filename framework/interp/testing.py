@@ -424,8 +424,9 @@ def _enumerated_counts(op: KernelOperator, Xs: list, Zs: list) -> list[list[np.n
 EMBEDDING_FEATURES = 9
 
 
-def check_embedding(embedding: Embedding) -> None:
-    """Check ``embedding.embed`` on a random symmetric non-negative matrix, dense and scipy sparse.
+def check_embedding(embedding: Embedding, hyper: Mapping[str, Any] | None = None) -> None:
+    """Check ``embedding.embed`` on a random symmetric non-negative matrix, dense and scipy sparse,
+    with the parameters ``hyper`` (default: the embedding's ``defaults``, updated with ``hyper``).
 
     Each call returns an ``EmbeddedFeatures`` or an array with one row per feature, shape
     (n_features, k) with k >= 1, finite values (and ``explained_variance_ratio`` /
@@ -435,20 +436,22 @@ def check_embedding(embedding: Embedding) -> None:
     _require(embedding, Embedding, "check_embedding")
     import scipy.sparse as sp
 
+    hyper = embedding.resolve_hyper(hyper)
+
     rng = np.random.default_rng(0)
     d = EMBEDDING_FEATURES
     A = rng.integers(0, 6, (d, d)) * (rng.random((d, d)) < 0.6)
     dense = (A + A.T).astype(float)
     for matrix, kind in ((dense, "dense"), (sp.csr_matrix(dense), "scipy sparse")):
-        first = _embed_checked(embedding, matrix, f"a {kind} {d} x {d} matrix")
-        again = _embed_checked(embedding, matrix.copy(), f"a {kind} {d} x {d} matrix")
+        first = _embed_checked(embedding, hyper, matrix, f"a {kind} {d} x {d} matrix")
+        again = _embed_checked(embedding, hyper, matrix.copy(), f"a {kind} {d} x {d} matrix")
         if not np.array_equal(first, again):
             _fail(embedding, f"embed() of the same {kind} matrix twice gives different vectors (not deterministic)")
 
 
-def _embed_checked(embedding: Embedding, matrix: Any, what: str) -> np.ndarray:
+def _embed_checked(embedding: Embedding, hyper: Mapping[str, Any], matrix: Any, what: str) -> np.ndarray:
     original = matrix.copy()
-    out = embedding.embed(matrix)
+    out = embedding.embed(matrix, **hyper)
     changed = (matrix != original).nnz if hasattr(matrix, "nnz") else np.any(matrix != original)
     if changed:
         _fail(embedding, f"embed() changed its input ({what})")
