@@ -10,9 +10,9 @@ against the registry, so that every method gets the same rules and the same one-
   by ``component.resolve_hyper``.  An option declared ``param_of="penalty"`` (``--eps``) is one of
   those parameters under a flag of its own; given for a component that has no such parameter it
   is an error, never silently ignored.
-- a selection (``--families exp,log``, ``--families=-bessel_*``): comma-separated names or glob
-  patterns; with no included pattern, every registered name is the start, and a pattern
-  prefixed with ``-`` removes what it matches.  Every pattern must match a registered name, so a
+- a selection (``--families meijer_1002,sigmoid``, ``--families=-meijer_2*``): comma-separated
+  names or glob patterns; with no included pattern, every registered name is the start, and a
+  pattern prefixed with ``-`` removes what it matches.  Every pattern must match a registered name, so a
   typo is an error rather than an empty or unchanged selection.
 """
 

@@ -20,7 +20,7 @@ is frozen afterwards, and pickles with the fitted model that uses it, so a saved
 needs the registry again.  The registry labels each registered component with the name of the
 plugin that gave it (the ``plugin`` attribute).
 
-``Method`` and ``Option`` describe what ``interp run --plugin NAME`` runs.
+``Method`` and ``Option`` describe what ``interp run --method NAME`` runs.
 """
 
 from __future__ import annotations
@@ -441,8 +441,8 @@ class Option:
       parameters (its ``defaults`` updated with the given ones, checked).
     - ``catalogue=..., many=True``: a selection of that catalogue, written as comma-separated
       names or glob patterns, each either included or, prefixed with ``-``, excluded
-      (``exp,log``, ``-bessel_*``); ``run`` receives the tuple of the names selected.  Not
-      given (None): every registered one.
+      (``meijer_1002,sigmoid``, ``-meijer_2*``); ``run`` receives the tuple of the names
+      selected; not given (None), every registered one.
     - ``param_of="penalty"``: a shortcut for one parameter (of this option's name) of the
       component that the option ``penalty`` names: given, it goes into ``penalty_params``
       (``run`` does not receive it on its own), and it is an error when the chosen component
@@ -567,7 +567,7 @@ def _load_callable(spec: str) -> Callable:
 
 @attrs.frozen
 class Method:
-    """What ``interp run --plugin NAME`` runs.
+    """What ``interp run --method NAME`` runs.
 
     ``run(data, ctx, **options) -> Explanation`` receives a validated ``interp.Dataset``, an
     ``interp.RunContext`` (seed, quiet, output folder, jobs) and every declared option, already
