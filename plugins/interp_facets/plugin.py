@@ -25,8 +25,8 @@ FACETS_METHOD = Method(
                              "folds when --lam/--gamma are not given)", min=0),
         Option("penalty", str, "scf", "registered penalty name (scf, facets, l1, l2, "
                                       "elasticnet, ...)", catalogue="penalties"),
-        Option("eps", float, None, "eps of Strongly Convex Facets, in (0, 1) (default 0.01): "
-                                   "--penalty-param eps=VALUE for a penalty that has it",
+        Option("eps", float, None, "eps of Strongly Convex Facets, in (0, 1) (default 0.01): the "
+                                   "same as --penalty-param eps=VALUE, for a penalty that has an eps",
                param_of="penalty"),
         Option("solver", str, "newton", "newton (proximal gradient + Newton steps), fista or ista",
                choices=SOLVERS),
