@@ -6,7 +6,7 @@ import json
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -14,7 +14,8 @@ from . import __version__
 from .components import Option
 from .data import Dataset, bundled_datasets, load_dataset
 from .errors import InterpError
-from .registry import PluginWarning, call_command_hooks, get_registry
+from .registry import CATALOGUES, PluginWarning, get_registry, library_catalogues
+from .registry import commands as plugin_commands
 from .runner import PluginBug, RunContext, run_method
 from .runs import load_run, save_run
 from .scaffold import KINDS, new_plugin
@@ -38,39 +39,32 @@ def fail(message: str) -> None:
 
 def _loaded_registry(echo_warnings: bool = True):
     """The registry, with plugin load warnings turned into stderr lines."""
+    return _with_plugin_warnings(get_registry, echo_warnings)
+
+
+def _with_plugin_warnings(call: Callable[[], Any], echo: bool = True) -> Any:
+    """``call()``, with the plugin warnings it raises turned into stderr lines (or dropped), and
+    a strict-mode plugin error into a one-line exit 2."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PluginWarning)
         try:
-            registry = get_registry()
+            result = call()
         except InterpError as err:  # strict mode
             fail(str(err))
-    for w in caught if echo_warnings else ():
+    for w in caught if echo else ():
         click.echo(f"warning: {w.message}", err=True)
-    return registry
+    return result
 
 
 class InterpGroup(click.Group):
-    """The root group; commands that plugins add through ``register_commands`` appear here."""
-
-    _plugin_commands: dict[str, click.Command] | None = None
+    """The root group; commands that plugins add through ``register_commands`` appear here,
+    under the registry's name rules (interp's own commands are never replaced)."""
 
     def _extra(self) -> dict[str, click.Command]:
-        if self._plugin_commands is None:
-            _loaded_registry()
-            holder = click.Group("plugins")
-            found: dict[str, click.Command] = {}
-
-            def failed(plugin: str, err: BaseException) -> None:
-                click.echo(f"warning: plugin {plugin!r} failed to add commands: {err}", err=True)
-
-            call_command_hooks(holder, failed)
-            for name, command in holder.commands.items():
-                if name in self.commands:
-                    click.echo(f"warning: a plugin's command {name!r} clashes with a built-in; skipped", err=True)
-                else:
-                    found[name] = command
-            self._plugin_commands = found
-        return self._plugin_commands
+        """The plugins' commands (gathered again only when the loaded plugins change)."""
+        _loaded_registry()
+        found = _with_plugin_warnings(lambda: plugin_commands(self.commands))
+        return {name: entry.command for name, entry in found.items()}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self._extra()))
@@ -89,36 +83,77 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
 @click.option("--verbose", "-v", is_flag=True, help="List each registered component with its description.")
 def plugins_command(as_json: bool, verbose: bool) -> None:
-    """List installed plugins: version, origin, status and what each registered."""
+    """List installed plugins: version, origin, status, what each registered (in interp's
+    catalogues, the commands and the catalogues libraries add), the names it shares with
+    others and who got them, and the hooks it implements and adds."""
     registry = _loaded_registry(echo_warnings=False)
-    rows = [{**info.to_dict(), "descriptions": _descriptions(registry, info.registered)} for info in registry.plugins]
+    catalogues = _with_plugin_warnings(lambda: _all_catalogues(registry), echo=False)
+    rows = [{**info.to_dict(), "descriptions": _descriptions(catalogues, info.registered)}
+            for info in registry.plugins]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
     if not rows:
         click.echo("no plugins installed")
-    for info in rows:
-        click.echo(f"{info['name']} {info['version']} ({info['source']}): {info['status']}")
-        if info["error"]:
-            click.echo(f"    {info['error']}")
-        for catalogue, names in info["registered"].items():
-            label = catalogue.replace("_", " ")
-            if not verbose:
-                click.echo(f"    {label}: {', '.join(names)}")
-                continue
-            click.echo(f"    {label}:")
-            width = max(len(name) for name in names)
-            for name, text in info["descriptions"][catalogue].items():
-                click.echo(f"        {name:<{width}}  {text}".rstrip())
+    for row, info in zip(rows, registry.plugins):
+        click.echo(f"{' '.join(filter(None, (row['name'], row['version'])))} ({row['source']}): {row['status']}")
+        for line in _plugin_lines(row, info, verbose):
+            click.echo(f"    {line}")
 
 
-def _descriptions(registry: Any, registered: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+def _all_catalogues(registry: Any) -> dict[str, Any]:
+    """Catalogue key -> catalogue: interp's, the commands plugins add, and libraries' (which
+    records every plugin's part in each on its ``PluginInfo``)."""
+    found = {key: getattr(registry, key) for key in CATALOGUES}
+    found["commands"] = plugin_commands(cli.commands)
+    found.update(library_catalogues())
+    return found
+
+
+def _plugin_lines(row: dict[str, Any], info: Any, verbose: bool) -> list[str]:
+    """The indented lines of one plugin in the text listing."""
+    lines = [row["error"]] if row["error"] else []
+    if info.replaces:
+        lines.append(f"replaces: {', '.join(info.replaces)}")
+    for catalogue, names in row["registered"].items():
+        label = catalogue.replace("_", " ")
+        if not verbose:
+            lines.append(f"{label}: {', '.join(names)}")
+            continue
+        lines.append(f"{label}:")
+        width = max(len(name) for name in names)
+        lines += [f"    {name:<{width}}  {text}".rstrip() for name, text in row["descriptions"][catalogue].items()]
+    lines += _conflict_lines(info)
+    if info.hooks:
+        lines.append(f"hooks: {', '.join(info.hooks)}")
+    if info.hookspecs:
+        lines.append(f"adds hooks: {', '.join(info.hookspecs)}")
+    return lines
+
+
+def _conflict_lines(info: Any) -> list[str]:
+    """A plugin's conflicts: names that changed hands by declaration grouped by the other
+    plugin (``taken from`` / ``replaced by``), every other conflict on a line of its own."""
+    moved: dict[str, dict[str, list[str]]] = {}
+    lines = []
+    for conflict in info.conflicts:
+        if not conflict.silent():
+            lines.append(f"conflict: {conflict.seen_by(info.name)}")
+            continue
+        heading = (f"taken from {', '.join(conflict.losers())}" if conflict.winner == info.name
+                   else f"replaced by {conflict.winner}")
+        moved.setdefault(heading, {}).setdefault(conflict.catalogue.replace("_", " "), []).append(conflict.name)
+    return [f"{heading}: " + "; ".join(f"{label} {', '.join(names)}" for label, names in groups.items())
+            for heading, groups in moved.items()] + lines
+
+
+def _descriptions(catalogues: dict[str, Any], registered: dict[str, list[str]]) -> dict[str, dict[str, str]]:
     """Catalogue -> component name -> its one-line description (a method's summary)."""
     out: dict[str, dict[str, str]] = {}
     for catalogue, names in registered.items():
-        components = getattr(registry, catalogue)
-        out[catalogue] = {name: _one_line(getattr(components[name], "description", None)
-                                            or getattr(components[name], "summary", "")) for name in names}
+        components = catalogues.get(catalogue, {})
+        out[catalogue] = {name: _one_line(getattr(components.get(name), "description", None)
+                                            or getattr(components.get(name), "summary", "")) for name in names}
     return out
 
 
@@ -173,6 +208,8 @@ def _unknown_method(name: str) -> None:
         if info.name == name and info.status != "loaded":
             fail(f"method {name!r} is unavailable: plugin {name!r} is {info.status}: "
                  f"{info.error or 'see interp plugins'}")
+    if registry.methods.refusal(name):
+        fail(f"method {name!r} is not available: {registry.methods.refusal(name)}")
     fail(f"unknown method {name!r}; available: {available}")
 
 

@@ -67,10 +67,10 @@ def _component_params(option: Option, catalogue: Catalogue, name: str | None, ra
             given = next(iter(shortcuts)).flag if shortcuts else option.params_flag
             raise InputError(f"{given} sets a parameter of the {_label(option)} of {option.flag}, which is not given")
         return {}
-    if name not in catalogue:
-        raise InputError(f"unknown {_label(option)} {name!r}; registered: "
-                         f"{', '.join(sorted(catalogue)) or 'none'}")
-    component = catalogue[name]
+    try:
+        component = catalogue[name]
+    except KeyError as err:  # unknown, or refused by the name rules: the catalogue says which
+        raise InputError(err.args[0]) from None
     given = parse_params(option, component, raw)
     for shortcut, value in shortcuts.items():
         if shortcut.name not in component.defaults:
