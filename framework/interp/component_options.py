@@ -1,7 +1,7 @@
 """Options that name registered components: one component with its parameters, or a selection.
 
 A method declares them with ``interp.Option(..., catalogue=...)`` (see its docstring), and
-``Method.resolve_options`` hands their converted values to :func:`resolve`, which checks the names
+``Method.resolve_options`` hands their converted values to `resolve`, which checks the names
 against the registry, so that every method gets the same rules and the same one-line errors:
 
 - one component (``--penalty mcp``): it must be registered; its parameters come from the

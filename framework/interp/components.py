@@ -1,7 +1,7 @@
 """The contracts a plugin fills in, validated when they are created.
 
 The four extension points (ridge families, penalties, embeddings, kernel operators) are small
-classes a plugin either *subclasses*, defining the behaviour as methods::
+classes a plugin either *subclasses*, defining the behaviour as methods:
 
     class Lasso(interp.Penalty):
         name = "lasso"
@@ -50,7 +50,7 @@ class Component:
 
     ``defaults`` declares the component's parameters once (e.g. ``{"eps": 0.1}``): names
     (identifiers) and default values (bool, int, float or str, which also give each parameter
-    its type).  A consumer resolves the values a user gives with :meth:`resolve_hyper` and
+    its type).  A consumer resolves the values a user gives with `resolve_hyper` and
     calls the component's methods with them as keyword arguments (``**hyper``); ``interp run``
     takes them as ``--<option>-param NAME=VALUE`` for an option that names the component.
     """
@@ -89,7 +89,7 @@ class Component:
 
     # -- parameters ---------------------------------------------------------------------------
     def resolve_hyper(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """``defaults`` updated with ``given``, checked by :meth:`check_hyper`.  A name not in
+        """``defaults`` updated with ``given``, checked by `check_hyper`.  A name not in
         ``defaults`` is an ``InputError`` listing the parameters the component takes."""
         given = dict(given or {})
         unknown = sorted(set(given) - set(self.defaults))
@@ -115,7 +115,7 @@ class Component:
 
     def fail(self, message: str) -> None:
         origin = f" from plugin {self.plugin!r}" if self.plugin else ""
-        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}")
+        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}", plugin=self.plugin)
 
     def provides(self, method: str) -> bool:
         """True when ``method`` was given as a callable or defined by a subclass."""
@@ -236,10 +236,9 @@ class Penalty(Component):
       ``-grad`` to the subdifferential at ``w``, the solvers' stopping test.
 
     ``defaults`` names the penalty's own hyperparameters and their defaults (e.g.
-    ``{"eps": 0.1}``, see :class:`Component`); they arrive as the keyword arguments
-    ``**hyper``.  A solver never passes them itself: it works on ``penalty.bind(**hyper)``, a
-    :class:`BoundPenalty` whose methods take no hyperparameters, checked once by
-    :meth:`check_hyper` when it is made.
+    ``{"eps": 0.1}``, see `Component`); they arrive as the keyword arguments ``**hyper``.  A
+    solver never passes them itself: it works on ``penalty.bind(**hyper)``, a `BoundPenalty`
+    whose methods take no hyperparameters, checked once by `check_hyper` when it is made.
 
     What the prox supports besides one point array and one scalar step is *declared*, as class
     attributes (or keyword arguments), never probed: ``per_coordinate_steps`` (``step`` may be
@@ -280,14 +279,14 @@ class Penalty(Component):
 
     def bind(self, **hyper: Any) -> "BoundPenalty":
         """This penalty with its hyperparameters fixed: ``defaults`` updated with ``hyper``,
-        checked by :meth:`check_hyper` (:meth:`resolve_hyper`).  A name not in ``defaults`` is
-        an ``InputError``."""
+        checked by `check_hyper` (`resolve_hyper`).  A name not in ``defaults`` is an
+        ``InputError``."""
         return BoundPenalty(self, self.resolve_hyper(hyper))
 
 
 @attrs.frozen(eq=False)
 class BoundPenalty:
-    """A :class:`Penalty` with its hyperparameters bound (made by ``Penalty.bind``): ``value(w)``,
+    """A `Penalty` with its hyperparameters bound (made by ``Penalty.bind``): ``value(w)``,
     ``prox(w, step)`` and ``subdiff_distance(w, grad)`` take none, and the penalty's
     declarations (``per_coordinate_steps``, ``any_shape``) are read from it.  It pickles with
     the penalty object, so it never needs the registry."""
@@ -357,14 +356,14 @@ class Embedding(Component):
 
     def features(self, matrix: Any, hyper: Mapping[str, Any] | None = None) -> EmbeddedFeatures:
         """``embed(matrix, **hyper)`` as an ``EmbeddedFeatures`` record, its shape checked;
-        ``hyper``: the parameters as :meth:`resolve_hyper` returns them (default: ``defaults``)."""
+        ``hyper``: the parameters as `resolve_hyper` returns them (default: ``defaults``)."""
         out = self.embed(matrix, **(self.defaults if hyper is None else hyper))
         if not isinstance(out, EmbeddedFeatures):
             out = EmbeddedFeatures(vectors=np.asarray(out, dtype=float))
         vectors = np.asarray(out.vectors, dtype=float)
         if vectors.ndim != 2 or vectors.shape[0] != matrix.shape[0]:
             raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned shape "
-                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)")
+                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)", plugin=self.plugin)
         return attrs.evolve(out, vectors=vectors)
 
 
@@ -446,7 +445,7 @@ class Option:
     float, str or bool (a flag), ``choices`` restricts a str option and ``min`` / ``max``
     bound a number (inclusive).  ``None`` is always accepted as "not given".
 
-    Options that name registered components (resolved by :mod:`interp.component_options`):
+    Options that name registered components (resolved by `interp.component_options`):
 
     - ``catalogue="penalties"`` (a str option): the name of one component of that catalogue
       (``ridge_families``, ``penalties``, ``embeddings``, ``kernel_operators``), checked to be
@@ -585,7 +584,7 @@ class Method:
 
     ``run(data, ctx, **options) -> Explanation`` receives a validated ``interp.Dataset``, an
     ``interp.RunContext`` (seed, quiet, output folder, jobs) and every declared option, already
-    converted and defaulted from ``options`` (:meth:`resolve_options`); the core fills in the
+    converted and defaulted from ``options`` (`resolve_options`); the core fills in the
     plugin name, version and data set of the result, and its ``params`` with the resolved
     options (and the seed) under the ones the method gives.  ``run`` is a callable or a ``"package.module:function"`` string,
     imported only when the method runs, so that listing plugins stays fast.  ``task`` is
@@ -638,7 +637,7 @@ class Method:
     def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """What ``run`` receives: every declared option, the given value (converted and
         checked) or, when it is not given or None, its default; then the options that name
-        components resolved against the registry (:func:`interp.component_options.resolve`)."""
+        components resolved against the registry (`interp.component_options.resolve`)."""
         given = dict(given or {})
         known = [o.name for o in self.options] + [o.params_name for o in self.options if o.params_name]
         unknown = sorted(set(given) - set(known))

@@ -10,13 +10,14 @@ Every name (of components in interp's catalogues and in the catalogues libraries
 ``add_hookspecs``, of the commands plugins add, of kernel-operator symbols) is settled here by
 the rules of ``interp.names``, from every claim at once, so that the load order cannot matter;
 a collision refuses only the colliding name.  The outcome is recorded on the plugins'
-:class:`PluginInfo` (``registered``, ``conflicts``), which ``interp plugins`` lists.
+`PluginInfo` (``registered``, ``conflicts``), which ``interp plugins`` lists.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import traceback
 import warnings
 from collections.abc import Mapping
 from importlib.metadata import entry_points
@@ -56,10 +57,10 @@ class PluginInfo:
     """What ``interp plugins`` reports about one plugin.
 
     ``registered``: catalogue key -> the names this plugin got (interp's catalogues,
-    ``commands``, and catalogues of libraries gathered with :func:`collect`); ``conflicts``:
+    ``commands``, and catalogues of libraries gathered with `collect`); ``conflicts``:
     the names it shares with other plugins and who got each; ``replaces``: the plugins it
     declares it replaces; ``hooks``: the hooks it implements; ``hookspecs``: the hook
-    specifications it added.
+    specifications it added; ``traceback``: of its failure, which ``--debug`` shows.
     """
 
     name: str
@@ -73,6 +74,7 @@ class PluginInfo:
     hooks: list[str] = attrs.field(factory=list)
     hookspecs: list[str] = attrs.field(factory=list)
     entry_point: str = ""
+    traceback: str = attrs.field(default="", repr=False)
 
     @property
     def builtin(self) -> bool:
@@ -169,6 +171,7 @@ def _first_line(err: BaseException) -> str:
 def report_failure(info: PluginInfo, err: BaseException, stage: str) -> None:
     """Mark a plugin failed, warn, and in strict mode raise a PluginError naming it."""
     info.status, info.error = "failed", f"{stage}: {_first_line(err)}"
+    info.traceback = "".join(traceback.format_exception(err))
     message = f"interp plugin {info.name!r} ({info.source}) failed to {stage}: {_first_line(err)}"
     if _strict():
         raise PluginError(message) from err
@@ -546,7 +549,7 @@ def _build(pm: pluggy.PluginManager) -> Registry:
         if plugin is None:
             continue
         info = _info(name)
-        info.status, info.error, info.registered, info.conflicts = "loaded", "", {}, []
+        info.status, info.error, info.traceback, info.registered, info.conflicts = "loaded", "", "", {}, []
         info.hooks = _hooks(pm, plugin)
         infos.append(info)
         found = _collect(pm, name, info)

@@ -123,7 +123,7 @@ def _template(path: str) -> Template:
 
 def plan_plugin(name: str, kind: str, directory: str | Path = ".", registry=None) -> ScaffoldPlan:
     """Every file of the package ``interp-NAME`` of ``kind``, rendered, to be written in
-    ``directory`` (checked: ``name`` with :func:`check_name`, the package folder not there yet)."""
+    ``directory`` (checked: ``name`` with `check_name`, the package folder not there yet)."""
     if kind not in KINDS:
         raise InputError(f"unknown plugin kind {kind!r}; choose one of {', '.join(KINDS)}")
     spec = KINDS[kind]
@@ -139,7 +139,7 @@ def plan_plugin(name: str, kind: str, directory: str | Path = ".", registry=None
 
 
 def new_plugin(name: str, kind: str, directory: str | Path = ".", registry=None) -> ScaffoldPlan:
-    """Write the package that :func:`plan_plugin` plans; return the plan."""
+    """Write the package that `plan_plugin` plans; return the plan."""
     plan = plan_plugin(name, kind, directory, registry)
     for relative, text in plan.files:
         path = plan.root / relative
