@@ -94,6 +94,8 @@ class FeatureVectors(ExplainedEstimator, BaseEstimator):
     task_ : str
     """
 
+    embedding_params = None  # the default, for a model pickled before the parameter existed
+
     def __init__(self, n_paths=100_000, window=3, max_depth=3, task="auto", estimator=None,
                  max_samples="auto", random_state=None, n_jobs=None, embedding="svd", embedding_params=None):
         """Store the hyperparameters as given (scikit-learn's convention: one constructor keyword
