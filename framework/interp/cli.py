@@ -15,7 +15,7 @@ from .components import Option
 from .data import Dataset, bundled_datasets, load_dataset
 from .errors import InterpError
 from .registry import PluginWarning, call_command_hooks, get_registry
-from .runner import PluginBug, RunContext, run_method
+from .runner import PluginBug, RunContext, model_refusal, run_method
 from .runs import load_run, save_run
 
 _TYPES = {int: click.INT, float: click.FLOAT, str: click.STRING}
@@ -206,6 +206,9 @@ def _run(plugin: str, data: str | None, target: str | None, dataset: str | None,
     \f
     Twelve parameters because click calls the command with every option of ``interp run`` as a
     keyword (the method's own options arrive in ``options``)."""
+    refusal = model_refusal(_loaded_registry().methods[plugin]) if model_file is not None else None
+    if refusal:
+        fail(refusal)  # before the file is unpickled
     loaded = _load_data(data, target, dataset)
     model = _load_model(model_file, trust_model_file) if model_file is not None else None
     run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
