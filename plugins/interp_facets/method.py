@@ -18,7 +18,7 @@ from interp import Explanation, InputError
 from interp.data import check_finite
 from interp.preprocessing import binary_labels
 
-from .cv import FacetsClassifierCV, IntegrityWarning
+from .cv import FacetsClassifierCV, IntegrityWarning, search_memory
 from .estimators import FacetsClassifier
 from .features import CardFeatures, card_features
 from .path import fit_path
@@ -75,10 +75,11 @@ def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, t
     and a record bundling them here would declare them a second time.
     """
     _check_data(data)
+    folds = _check_options(lam, gamma, cv, penalty, eps, snap_tol)
     design = _design(data, binarize, n_thresholds)
     X, names = design.X, list(design.names)
     check_finite(X, names)
-    folds = _check_options(lam, gamma, cv, penalty, eps, snap_tol)
+    _check_memory(data, design, folds, n_gammas, n_betas, max_rows, ctx.n_jobs)
     settings = dict(penalty=penalty, eps=eps, solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol,
                     max_rows=max_rows or None, max_points=max_points)
     seed = 0 if ctx.seed is None else ctx.seed
@@ -170,6 +171,16 @@ def _check_options(lam, gamma, cv, penalty, eps, snap_tol) -> int:
     if cv == 1:
         raise InputError("--cv needs at least 2 folds")
     return cv or (0 if lam is not None else 5)
+
+
+def _check_memory(data, design: CardFeatures, folds: int, n_gammas, n_betas, max_rows, n_jobs) -> None:
+    """The memory check of the fit asked for, before any work, in the command line's words."""
+    n, d = design.X.shape
+    columns = f" (from {data.n_features:,} columns)" if design.binarizer is not None else ""
+    search_memory(n, d, gammas=n_gammas, betas=n_betas, folds=folds or 5, max_rows=max_rows or None,
+                  n_jobs=n_jobs if folds else 1, what=f"facets on {n:,} rows x {d:,} card features{columns}",
+                  advice={"n_features": "drop columns" + (", or lower --n-thresholds" if columns else ""),
+                          "n_rows": "subsample the rows", "grid_points": "lower --n-gammas or --n-betas"})
 
 
 def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:
