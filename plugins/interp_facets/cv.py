@@ -26,35 +26,26 @@ from .solver import SolverOptions, solve
 from .validation import (MAX_CV_ROWS, check_eps, check_fit_memory, check_max_cv_rows, check_max_iter,
                          check_positive, check_snap_tol, check_solver, resolve_penalty)
 
-__all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "reference_magnitude", "grid_size",
-           "search_memory"]
+__all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "reference_magnitude", "grid_load"]
 
 #: the default grid (gammas, betas) without and with ``max_rows``: with it, each gamma's path
 #: only seeds the card search (and stops at max_rows rows), so a few points suffice
 GRID, ROWS_GRID = (24, 100), (3, 12)
 
 
-def grid_size(gammas, betas, max_rows) -> tuple[int, int]:
-    """(number of gammas, number of betas) of a grid given as counts (None: :data:`GRID`, or
-    :data:`ROWS_GRID` with ``max_rows``) or as arrays of values."""
+def grid_load(gammas, betas, *, max_rows, folds: int, n_jobs) -> tuple[int, int]:
+    """(grid points, paths run at once) of a search whose grid is given as counts (None:
+    :data:`GRID`, or :data:`ROWS_GRID` with ``max_rows``) or as arrays of values: the card
+    search (``max_rows``) runs its paths one at a time, the CV grid ``n_jobs`` of its (fold,
+    gamma) paths at once."""
     def size(given, default: int) -> int:
         if given is None:
             return default
         return int(given) if isinstance(given, numbers.Integral) else int(np.size(given))
 
     default = ROWS_GRID if max_rows else GRID
-    return size(gammas, default[0]), size(betas, default[1])
-
-
-def search_memory(n_rows: int, n_features: int, *, gammas=None, betas=None, folds: int = 5, max_rows=None,
-                  n_jobs=None, what: str = "", advice=None) -> None:
-    """The memory check of a grid search on ``n_rows`` x ``n_features`` (see
-    :func:`.validation.check_fit_memory`), before any work: the card search runs its paths one
-    at a time; the CV grid runs ``n_jobs`` of its (fold, gamma) paths at once and keeps every
-    grid point's coefficients and scores; the chosen point is refitted on every row."""
-    ng, nb = grid_size(gammas, betas, max_rows)
-    workers = 1 if max_rows else min(effective_n_jobs(n_jobs), (folds + 1) * ng)
-    check_fit_memory(n_rows, n_features, ng * nb, workers=workers, folds=folds, what=what, advice=advice)
+    ng, nb = size(gammas, default[0]), size(betas, default[1])
+    return ng * nb, 1 if max_rows else min(effective_n_jobs(n_jobs), (folds + 1) * ng)
 
 
 class IntegrityWarning(UserWarning):
@@ -316,10 +307,10 @@ class _FacetsCVBase(BaseEstimator):
         # bad max_rows / max_points, and a grid beyond the memory budget, before any work
         limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept)
         folds = int(self.cv) if isinstance(self.cv, numbers.Integral) else 5  # (a splitter: its scores are small)
-        search_memory(*X.shape, gammas=self.gammas, betas=self.betas, folds=folds, max_rows=limits.max_rows,
-                      n_jobs=self.n_jobs,
-                      advice={"n_features": "select features", "n_rows": "subsample the rows",
-                              "grid_points": "fewer gammas or betas"})
+        points, workers = grid_load(self.gammas, self.betas, max_rows=limits.max_rows, folds=folds, n_jobs=self.n_jobs)
+        check_fit_memory(*X.shape, points, workers=workers, folds=folds,
+                         advice={"n_features": "select features", "n_rows": "subsample the rows",
+                                 "grid_points": "fewer gammas or betas"})
         rows = self._cv_rows(y_orig)
         grid_rows = slice(None) if rows is None else rows
         self.cv_sample_ = rows

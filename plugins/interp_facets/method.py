@@ -18,7 +18,7 @@ from interp import Explanation, InputError
 from interp.data import check_finite
 from interp.preprocessing import binary_labels
 
-from .cv import FacetsClassifierCV, IntegrityWarning, search_memory
+from .cv import FacetsClassifierCV, IntegrityWarning, grid_load
 from .estimators import FacetsClassifier
 from .features import CardFeatures, card_features
 from .path import fit_path
@@ -27,7 +27,7 @@ from .problem import Objective
 from .render import method_sections
 from .scorecard import ScoreCard, rounded_baseline, score_card
 from .solver import SolverOptions
-from .validation import check_eps, check_positive, check_snap_tol, resolve_penalty
+from .validation import check_eps, check_fit_memory, check_positive, check_snap_tol, resolve_penalty
 
 #: the fixed-(lam, gamma) path plot: betas from 10^1.5 times the chosen one down to 10^-1.5 times
 PATH_DECADES, PATH_POINTS, PATH_MAX_ITER = 1.5, 25, 500
@@ -176,11 +176,13 @@ def _check_options(lam, gamma, cv, penalty, eps, snap_tol) -> int:
 def _check_memory(data, design: CardFeatures, folds: int, n_gammas, n_betas, max_rows, n_jobs) -> None:
     """The memory check of the fit asked for, before any work, in the command line's words."""
     n, d = design.X.shape
+    points, workers = grid_load(n_gammas, n_betas, max_rows=max_rows or None, folds=folds or 5,
+                                n_jobs=n_jobs if folds else 1)
     columns = f" (from {data.n_features:,} columns)" if design.binarizer is not None else ""
-    search_memory(n, d, gammas=n_gammas, betas=n_betas, folds=folds or 5, max_rows=max_rows or None,
-                  n_jobs=n_jobs if folds else 1, what=f"facets on {n:,} rows x {d:,} card features{columns}",
-                  advice={"n_features": "drop columns" + (", or lower --n-thresholds" if columns else ""),
-                          "n_rows": "subsample the rows", "grid_points": "lower --n-gammas or --n-betas"})
+    check_fit_memory(n, d, points, workers=workers, folds=folds or 5,
+                     what=f"facets on {n:,} rows x {d:,} card features{columns}",
+                     advice={"n_features": "drop columns" + (", or lower --n-thresholds" if columns else ""),
+                             "n_rows": "subsample the rows", "grid_points": "lower --n-gammas or --n-betas"})
 
 
 def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:
