@@ -6,13 +6,12 @@ import functools
 from typing import Callable
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
-from joblib import effective_n_jobs
-
 from interp import Explanation, InputError, progress
-from interp.preprocessing import MAX_CLASSES, BinaryLabels, binarize_unless_binary, binary_labels, infer_task
+from interp.preprocessing import MAX_CLASSES, BinaryLabels, binarize_unless_binary, binary_labels
 from interp.resources import ResourceError
 
 from .estimator import PropositionalSVC, check_fit_memory, uses_approximation
@@ -23,13 +22,13 @@ from .render import RunOutcome, explanation
 
 def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
     """1 for ``positive`` (default: the larger of two classes, the most frequent of more), 0 for
-    the rest; with more than two classes the negative class is named ``not <positive>``.  A
-    quantity (``infer_task`` says regression) and more than ``MAX_CLASSES`` classes without
-    ``positive`` are refused: neither is one class against another."""
+    the rest; with more than two classes the negative class is named ``not <positive>``.
+    Refused, as neither is one class against another: a measured quantity (numbers that are
+    not all whole), and more than ``MAX_CLASSES`` values unless ``positive`` names one."""
     y = np.asarray(y)
     classes, counts = np.unique(y, return_counts=True)
     shown = [str(c) for c in classes]
-    if infer_task(y) == "regression":
+    if y.dtype.kind == "f" and np.any(np.mod(classes, 1) != 0):
         raise InputError(f"target {name!r} is a quantity ({classes.size:,} distinct numbers), not a class label: "
                          "propositional separates two classes; explain it with a regression method "
                          "(symbolic, featurevec) or give a column of classes")
@@ -37,9 +36,10 @@ def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
         raise InputError(f"--positive {positive!r} is not a class; classes are: {', '.join(shown[:20])}"
                          + (f" and {classes.size - 20} more" if classes.size > 20 else ""))
     if classes.size > MAX_CLASSES and not positive:
-        raise InputError(f"target {name!r} has {classes.size} classes; propositional separates two: name the "
-                         f"class to explain against the rest with --positive (e.g. --positive "
-                         f"{shown[int(np.argmax(counts))]!r}, the most frequent)")
+        raise InputError(f"target {name!r} has {classes.size} distinct values; propositional separates two classes: "
+                         f"name the one to explain against the rest with --positive (the most frequent is "
+                         f"{shown[int(np.argmax(counts))]!r}), or explain a quantity with a regression method "
+                         "(symbolic, featurevec)")
     if classes.size <= 2:
         return binary_labels(y, positive or None)
     positive = positive or shown[int(np.argmax(counts))]
