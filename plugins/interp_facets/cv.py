@@ -83,6 +83,7 @@ def path_task(X, y_num, split, objective: Objective, lams, options: SolverOption
     """One warm-started path on a training set (the whole data when ``split`` is None), its
     models snapped to the grid (see .snap) and, for a CV fold, scored on the test part by
     ``scorer(X_test, y_test, U, B, gamma, X_train, y_train)``."""
+    X = np.ascontiguousarray(X)  # the layout decides how BLAS sums: the same wherever the task runs
     train = None if split is None else split[0]
     Xt, yt = (X, y_num) if train is None else (X[train], y_num[train])
     with warnings.catch_warnings(), single_threaded_blas():

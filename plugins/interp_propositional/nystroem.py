@@ -17,7 +17,8 @@ a kernel expansion over the landmarks, which is how a fitted model predicts and 
 K(X, L) is computed in row blocks of about ``BLOCK_ENTRIES`` kernel values, each a joblib task
 (``n_jobs``; under ``joblib.parallel_backend("dask")`` a task on the cluster), so memory beyond
 the result stays O(block x m); the blocks do not depend on ``n_jobs``, and each runs its
-products on one BLAS thread, hence the numbers are the same to the bit wherever they run.
+product on one BLAS thread and row-major operands, hence the numbers are the same to the bit
+wherever they run.
 """
 
 from __future__ import annotations
@@ -60,13 +61,14 @@ def draw_landmarks(X: np.ndarray, n_landmarks: int, random_state=None) -> np.nda
 
 def _block(formula: str, operators: Mapping[str, KernelOperator], rows: np.ndarray, landmarks: np.ndarray,
            normalize: bool, right: np.ndarray) -> np.ndarray:
-    """One task: K(rows, landmarks) @ right, in right's precision, with one BLAS thread wherever
-    the task runs (threaded BLAS splits a float32 product differently and rounds it
-    differently), so that a block is the same in the serial path, a worker process or a Dask
-    worker."""
+    """One task: K(rows, landmarks) @ right, in right's precision, computed the same way wherever
+    the task runs (the serial path, a worker process, a Dask worker): on one BLAS thread and on
+    row-major operands.  A threaded product sums in another order; so does numpy with an operand
+    that arrives unaligned from a worker's unpickling (it copies it to row-major first) when
+    the serial path multiplies the column-major ``components_`` as it is."""
     K = propositional_kernel(formula, rows, landmarks, normalize=normalize, operators=operators)
     with single_threaded_blas():
-        return K.astype(right.dtype, copy=False) @ right
+        return np.ascontiguousarray(K, dtype=right.dtype) @ np.ascontiguousarray(right)
 
 
 def kernel_blocks(formula: str, operators: Mapping[str, KernelOperator], X: np.ndarray, landmarks: np.ndarray,

@@ -79,10 +79,12 @@ HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the purs
 HOLDOUT_TOL = 0.1
 SIMPLIFY_PASSES = 2  # passes of the simplification over a model's terms (see ``_simplified``)
 #: what a fit holds at once, in float64 arrays: d x d matrices (the Hessian of the importances,
-#: an outer product, ``interactions_`` and the ranking of its pairs); n x d copies of the rows (the
-#: scaled rows, a training and a held-out part, the design of each size); and per starting point
-#: of a pursuit step (families x ``n_restarts``), its direction and fitted term, d numbers each
-DENSE_COPIES, ROW_COPIES, START_COPIES = 4, 6, 2
+#: an outer product, ``interactions_`` and the ranking of its pairs; six in all, which also
+#: covers the formulas' symbolic objects, one coefficient per feature and term: the peak on 37
+#: rows x 10,000 features was 4.9 GB); n x d copies of the rows (the scaled rows, a training and a
+#: held-out part, the design of each size); and per starting point of a pursuit step (families x
+#: ``n_restarts``), its direction and fitted term, d numbers each
+DENSE_COPIES, ROW_COPIES, START_COPIES = 6, 6, 2
 EQUATION_COLUMNS = ("n_terms", "n_features", "complexity", "train_loss", "test_loss", "r2", "formula", "latex",
                     "sympy")
 
@@ -146,11 +148,12 @@ def check_fit_memory(n_rows: int, n_features: int, n_starts: int, what: str = ""
 
 
 def _fit_term_task(ridge, Xs, r, starts, maxiter) -> Candidate:
-    """One joblib task of a pursuit step: ``fit_term`` with one BLAS thread wherever the task
-    runs (a worker process or a Dask worker does not inherit the caller's limit), so that its
-    numbers do not depend on where it runs."""
+    """One joblib task of a pursuit step: ``fit_term`` on one BLAS thread (a worker process or a
+    Dask worker does not inherit the caller's limit) and on row-major rows (numpy copies an
+    operand that arrives unaligned to row-major before a product, and the order decides how
+    BLAS sums), so that its numbers do not depend on where it runs."""
     with single_threaded_blas():
-        return fit_term(ridge, Xs, r, starts, maxiter)
+        return fit_term(ridge, np.ascontiguousarray(Xs), np.ascontiguousarray(r), starts, maxiter)
 
 
 def _holdout(n, fraction, seed, strata=None) -> Holdout:

@@ -18,6 +18,7 @@ from interp import Explanation, InputError
 from interp.blas import single_threaded_blas
 from interp.data import check_finite, columns_for_model
 from interp.preprocessing import infer_task
+from interp.resources import ResourceError
 
 from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox
 from .estimator import (SymbolicPursuitClassifier, SymbolicPursuitRegressor, _resolve_families, _sigmoid,
@@ -25,6 +26,9 @@ from .estimator import (SymbolicPursuitClassifier, SymbolicPursuitRegressor, _re
 from .render import explanation
 
 MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
+#: the most features the method takes: every term's projection, and so every formula printed,
+#: has one coefficient per feature (2,000 features on 50 rows took a minute; 10,000 over four)
+MAX_FEATURES = 2_000
 TASKS = ("regression", "classification")
 
 
@@ -35,6 +39,10 @@ def run(data, ctx, *, model, max_terms, test_size, max_blackbox_rows, max_fit_ro
     ratio_tol, simplify_tol, model_selection) pass through.  A model given with ``--model-file``
     is the black box; the task is the data set's (``explain_blackbox`` infers it by the same
     rule)."""
+    if data.n_features > MAX_FEATURES:
+        raise ResourceError(f"symbolic writes every feature into each term's formula: {data.n_features:,} features "
+                            f"are beyond its bound of {MAX_FEATURES:,}; select at most {MAX_FEATURES:,} features "
+                            "first (SymbolicPursuitRegressor from Python has no such bound)")
     box = ctx.model if ctx.model is not None else model
     return explain_blackbox(box, data.X, data.y, feature_names=list(data.feature_names),
                             max_terms=max_terms, test_size=test_size, random_state=ctx.seed,

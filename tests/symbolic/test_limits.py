@@ -38,6 +38,16 @@ def test_a_wide_csv_is_refused_before_the_black_box_is_trained(run, tmp_path, mo
     assert "features fit (drop columns)" in result.output
 
 
+def test_more_features_than_a_formula_can_hold_are_refused_at_once():
+    """10,000 columns took 8.9 GB and 251 s for formulas of 10,000 coefficients a term."""
+    from interp.runner import run_method
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(10, 2001)), columns=[f"f{i}" for i in range(2001)])
+    data = interp.load_dataset(frame.assign(y=frame["f0"]), "y")
+    with pytest.raises(ResourceError, match="2,001 features are beyond its bound of 2,000; select at most 2,000"):
+        run_method("symbolic", data, {}, interp.RunContext(quiet=True))
+
+
 def test_the_estimator_refuses_a_billion_restarts_before_any_work(monkeypatch):
     from interp_symbolic import SymbolicPursuitRegressor
 
