@@ -89,7 +89,7 @@ class Component:
 
     def fail(self, message: str) -> None:
         origin = f" from plugin {self.plugin!r}" if self.plugin else ""
-        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}")
+        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}", plugin=self.plugin)
 
     def provides(self, method: str) -> bool:
         """True when ``method`` was given as a callable or defined by a subclass."""
@@ -131,7 +131,15 @@ class RidgeFamily(Component):
     - ``gradient(theta, z) -> (dtheta of shape (len(theta), N), dz of shape (N,))``;
 
     and optionally ``bounds``, one (lo, hi) pair per parameter (None for no bound), which the
-    optimiser keeps theta inside.
+    optimiser keeps theta inside, and
+
+    - ``expression(theta, u) -> sympy expression``: how a fitted term prints, g(theta, u) as a
+      sympy expression of the sympy symbol ``u`` (e.g. ``sympy.tanh(a * u + b)`` with the
+      numbers of theta).  It must equal ``value(theta, u)`` to 1e-8 (relative) where the term is
+      evaluated, as numpy/scipy (or mpmath) evaluate it; Symbolic Pursuit checks that and
+      otherwise, or without ``expression``, prints the term as the family's name applied to u
+      (``tanh_ab(u1)``), which hides its parameters.  ``interp.testing.check_ridge_family``
+      checks it.
     """
 
     kind = "ridge family"
@@ -144,20 +152,21 @@ class RidgeFamily(Component):
     bounds: Any = None
     value: Callable | None = None
     gradient: Callable | None = None
+    expression: Callable | None = None
 
     def __init__(self, name: str | None = None, *, orders: Any = None, init_a: Any = None, init_b: Any = None,
                  init_scale: float | None = None, init_power: float | None = None, init_theta: Any = None,
                  value: Callable | None = None, gradient: Callable | None = None,
-                 description: str | None = None):
+                 expression: Callable | None = None, description: str | None = None):
         """One keyword per field of the two kinds of family (every one optional, so that a
-        subclass can set them as class attributes instead)."""
+        subclass can set them as class attributes instead), hence the length."""
         for field, given, convert in (("orders", orders, lambda o: tuple(int(v) for v in o)),
                                       ("init_a", init_a, _floats), ("init_b", init_b, _floats),
                                       ("init_scale", init_scale, float), ("init_power", init_power, float),
                                       ("init_theta", init_theta, _floats)):
             current = given if given is not None else getattr(self, field)
             self._set(field, None if current is None else convert(current))
-        super().__init__(name, description=description, value=value, gradient=gradient)
+        super().__init__(name, description=description, value=value, gradient=gradient, expression=expression)
 
     @property
     def is_meijer(self) -> bool:
@@ -170,8 +179,8 @@ class RidgeFamily(Component):
             if not self.init_theta:
                 self.fail("a custom family needs init_theta (its initial parameters)")
             return
-        if self.provides("value") or self.provides("gradient"):
-            self.fail("a Meijer G family takes orders, not value/gradient callables")
+        if self.provides("value") or self.provides("gradient") or self.provides("expression"):
+            self.fail("a Meijer G family takes orders, not value/gradient/expression callables")
         if len(self.orders) != 4:
             self.fail(f"orders must be (m, n, p, q), got {self.orders}")
         m, n, p, q = self.orders
@@ -302,10 +311,12 @@ class Embedding(Component):
     """A way to turn a feature-by-feature association matrix into one vector per feature.
 
     ``embed(matrix) -> EmbeddedFeatures`` (or an array of shape (n_features, n_dims)), where
-    ``matrix`` is a symmetric non-negative (n_features, n_features) array or scipy sparse
-    matrix: for Feature Vectors, how often two features occur close together on the
-    root-to-leaf paths of a tree ensemble.  A vector's length should say how important the
-    feature is and its direction what it has in common with the others.
+    ``matrix`` is a symmetric non-negative (n_features, n_features) ``scipy.sparse.csr_matrix``
+    of float64 (``matrix.toarray()`` gives it dense): for Feature Vectors, how often two
+    features occur close together on the root-to-leaf paths of a tree ensemble, which it embeds
+    in 2 dimensions (a point and an angle per feature).  A vector's length should say how
+    important the feature is and its direction what it has in common with the others.
+    ``interp.testing.check_embedding`` checks it as Feature Vectors calls it.
     """
 
     kind = "embedding"
@@ -326,7 +337,7 @@ class Embedding(Component):
         vectors = np.asarray(out.vectors, dtype=float)
         if vectors.ndim != 2 or vectors.shape[0] != matrix.shape[0]:
             raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned shape "
-                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)")
+                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)", plugin=self.plugin)
         return attrs.evolve(out, vectors=vectors)
 
 
@@ -339,9 +350,11 @@ class KernelOperator(Component):
 
     Row ``r`` of ``truth_table`` is the output for operand values given by the binary digits of
     ``r``, first operand most significant: for arity 2 the rows are (0,0), (0,1), (1,0), (1,1),
-    so ``and`` is (0, 0, 0, 1) and ``imp`` (x -> y) is (1, 1, 0, 1).  ``symbol`` is an infix
-    symbol the formula printer uses for a binary operator (e.g. ``&``); empty: printed as
-    ``name(a, b)``.
+    so ``and`` is (0, 0, 0, 1) and ``imp`` (x -> y) is (1, 1, 0, 1).  ``symbol`` is the sign
+    the formula parser and printer use for the operator (``&``, ``|``, ``^``, ``->``, ``<->`` for
+    a binary one, ``~`` for a unary one); empty: written ``name(a, b)``.  A symbol is a name
+    under the registry's rules: a built-in operator keeps its symbol, one two third parties
+    claim goes to neither, and an operator whose symbol is refused stays, callable by name.
 
     ``combine(blocks)`` composes the kernel; the default is the joint-truth-table rule, which
     every truth table satisfies, and a subclass may override it with a closed form.

@@ -131,7 +131,7 @@ def feature_map(matrix, embedding: Embedding | None = None) -> FeatureMap:
                          f"needs 2-D ones (an angle and a point in the picture per feature)")
     if not np.isfinite(Z).all():
         raise PluginError(f"embedding {embedding.name!r} from plugin {embedding.plugin!r} returned "
-                          f"NaN or infinite vectors")
+                          f"NaN or infinite vectors", plugin=embedding.plugin)
     norms = np.linalg.norm(Z, axis=1)
     scale = norms.max() if norms.size and norms.max() > 0 else 1.0
     Z = Z / scale
