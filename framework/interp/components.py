@@ -1,7 +1,7 @@
 """The contracts a plugin fills in, validated when they are created.
 
 The four extension points (ridge families, penalties, embeddings, kernel operators) are small
-classes a plugin either *subclasses*, defining the behaviour as methods::
+classes a plugin either *subclasses*, defining the behaviour as methods:
 
     class Lasso(interp.Penalty):
         name = "lasso"
@@ -204,8 +204,8 @@ class Penalty(Component):
 
     ``defaults`` names the penalty's own hyperparameters and their defaults (e.g.
     ``{"eps": 0.1}``); they arrive as the keyword arguments ``**hyper``.  A solver never passes
-    them itself: it works on ``penalty.bind(**hyper)``, a :class:`BoundPenalty` whose methods
-    take no hyperparameters, checked once by :meth:`check_hyper` when it is made.
+    them itself: it works on ``penalty.bind(**hyper)``, a `BoundPenalty` whose methods
+    take no hyperparameters, checked once by `check_hyper` when it is made.
 
     What the prox supports besides one point array and one scalar step is *declared*, as class
     attributes (or keyword arguments), never probed: ``per_coordinate_steps`` (``step`` may be
@@ -254,7 +254,7 @@ class Penalty(Component):
 
     def bind(self, **hyper: Any) -> "BoundPenalty":
         """This penalty with its hyperparameters fixed: ``defaults`` updated with ``hyper``,
-        checked by :meth:`check_hyper`.  A name not in ``defaults`` is an ``InputError``."""
+        checked by `check_hyper`.  A name not in ``defaults`` is an ``InputError``."""
         unknown = sorted(set(hyper) - set(self.defaults))
         if unknown:
             allowed = ", ".join(sorted(self.defaults)) or "none"
@@ -264,7 +264,7 @@ class Penalty(Component):
 
 @attrs.frozen(eq=False)
 class BoundPenalty:
-    """A :class:`Penalty` with its hyperparameters bound (made by ``Penalty.bind``): ``value(w)``,
+    """A `Penalty` with its hyperparameters bound (made by ``Penalty.bind``): ``value(w)``,
     ``prox(w, step)`` and ``subdiff_distance(w, grad)`` take none, and the penalty's
     declarations (``per_coordinate_steps``, ``any_shape``) are read from it.  It pickles with
     the penalty object, so it never needs the registry."""

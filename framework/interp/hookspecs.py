@@ -1,7 +1,7 @@
 """Hook specifications: the plugin author's reference.
 
 A plugin is a module (or object) whose functions carry ``@interp.hookimpl`` and are named after
-the hooks below.  It is found through an entry point in the group ``interp``::
+the hooks below.  It is found through an entry point in the group ``interp``:
 
     [project.entry-points.interp]
     myplugin = "my_package.plugin"

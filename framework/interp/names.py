@@ -10,7 +10,7 @@ own, from all the claims at once, so that the order in which plugins load cannot
   they replace the same one) goes to nobody;
 - a collision refuses only the colliding name: every other name of every claimant stays.
 
-Each collision is a :class:`Conflict` record: the registry keeps it on the plugins involved
+Each collision is a `Conflict` record: the registry keeps it on the plugins involved
 (``interp plugins`` lists it) and reports it as one warning naming every claimant, unless every
 loser was replaced by declaration.  This module only decides; ``interp.registry`` applies it.
 """

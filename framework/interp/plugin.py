@@ -1,7 +1,7 @@
 """``interp.Plugin``: a base for plugin classes that register fixed sets of components.
 
 A plugin class lists what it provides as class attributes and inherits one hook per
-catalogue that registers them::
+catalogue that registers them:
 
     class MyPlugin(interp.Plugin):
         penalties = (CappedL1(),)

@@ -10,7 +10,7 @@ Every name (of components in interp's catalogues and in the catalogues libraries
 ``add_hookspecs``, of the commands plugins add, of kernel-operator symbols) is settled here by
 the rules of ``interp.names``, from every claim at once, so that the load order cannot matter;
 a collision refuses only the colliding name.  The outcome is recorded on the plugins'
-:class:`PluginInfo` (``registered``, ``conflicts``), which ``interp plugins`` lists.
+`PluginInfo` (``registered``, ``conflicts``), which ``interp plugins`` lists.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class PluginInfo:
     """What ``interp plugins`` reports about one plugin.
 
     ``registered``: catalogue key -> the names this plugin got (interp's catalogues,
-    ``commands``, and catalogues of libraries gathered with :func:`collect`); ``conflicts``:
+    ``commands``, and catalogues of libraries gathered with `collect`); ``conflicts``:
     the names it shares with other plugins and who got each; ``replaces``: the plugins it
     declares it replaces; ``hooks``: the hooks it implements; ``hookspecs``: the hook
     specifications it added; ``traceback``: of its failure, which ``--debug`` shows.

@@ -1,6 +1,6 @@
 """Helpers for testing plugins: register a plugin for a block, and check a component's contract.
 
-``registered`` registers a plugin object for the duration of a block::
+``registered`` registers a plugin object for the duration of a block:
 
     from interp.testing import registered
 
@@ -17,7 +17,7 @@ per feature.  Each returns None when the component keeps its contract and otherw
 naming the component and what is wrong; an exception the component's own code raises while it
 is checked becomes a ``ContractError`` too, naming the call that raised.  Misusing a check (a
 component of another type, a hyperparameter the penalty does not have) is a ``TypeError`` or
-``ValueError``, as any function's bad arguments are::
+``ValueError``, as any function's bad arguments are:
 
     from interp.testing import check_penalty
 

@@ -214,7 +214,7 @@ class _FacetsCVBase(BaseEstimator):
 
     # ------------------------------------------------------------------ grid
     def _grid(self, X, y_num, limits: RowLimits):
-        """(gammas, betas, strongest first).  Counts (None: :data:`GRID`, or :data:`ROWS_GRID`
+        """(gammas, betas, strongest first).  Counts (None: `GRID`, or `ROWS_GRID`
         with ``max_rows``) make geometric grids: gamma from m / 30 (m / max_points with
         ``max_rows``: the card's largest point is then about max_points) to m, the largest
         coefficient of a lightly ridge-penalised fit."""
@@ -301,7 +301,7 @@ class _FacetsCVBase(BaseEstimator):
         return np.sort(rows)
 
     def _search(self, X, y_num, y_orig):
-        """The grid on at most ``max_cv_rows`` rows (see :meth:`_cv_rows`), then the chosen point
+        """The grid on at most ``max_cv_rows`` rows (see `_cv_rows`), then the chosen point
         refitted on every row, warm-started from the grid's solution.  ``cv_sample_`` holds the
         indices of the rows the grid ran on (None: all), ``cv_rows_`` their number and
         ``subsampled_`` whether they were fewer than all."""
@@ -326,7 +326,7 @@ class _FacetsCVBase(BaseEstimator):
 
     def _search_rows(self, X, y_num, limits: RowLimits) -> GridSearch:
         """With ``max_rows``: each gamma's Facets path seeds an integer card search (see
-        :func:`.search.search_grid`); the card of lowest training loss wins.  No CV: the grid
+        `.search.search_grid`); the card of lowest training loss wins.  No CV: the grid
         is a handful of paths, each stopped at max_rows rows, and the choice among their cards
         is by the loss the search minimises (as FasterRisk chooses among its multipliers).
         ``search_results_`` holds, per gamma, the seed's beta and rows and the searched card's
@@ -381,7 +381,7 @@ class _FacetsCVBase(BaseEstimator):
 
     def _fit_cv(self, X, y_num, y_orig, limits: RowLimits):
         """One path per (fold or whole data, gamma), run through joblib; gathered in a
-        :class:`GridTally`, from which ``cv_results_`` and the chosen point come."""
+        `GridTally`, from which ``cv_results_`` and the chosen point come."""
         objective, options, snap_tol = self._settings(limits)
         gammas, betas = self._grid(X, y_num, limits)
         splitter = self._splitter()
@@ -499,7 +499,7 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
     nonzeros, ...), ``best_*_``, ``best_estimator_``, ``coefs_path_`` (n_gammas, n_betas, d),
     ``n_integral_``, ``n_null_``, and ``coef_``/``intercept_``/``integrity_`` of the best model.
 
-    Above ``max_cv_rows`` rows (default :data:`.validation.MAX_CV_ROWS`; None: never), the grid
+    Above ``max_cv_rows`` rows (default `.validation.MAX_CV_ROWS`; None: never), the grid
     (its CV and its whole-data paths) runs on a stratified subsample of that many rows drawn with
     ``random_state``, and only the chosen point is fitted on every row, warm-started from the
     subsample's solution; ``subsampled_``, ``cv_rows_`` and ``cv_sample_`` say so.
@@ -507,7 +507,7 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
     ``max_points`` (default 5) bounds every point (the solver's box); ``max_rows`` (default None)
     caps the card's rows: the grid is then a few paths (``gammas`` and ``betas`` default to 3
     and 12), each seeding an integer local search, and the card of lowest training loss wins
-    (see :mod:`.search`; no CV, so there is no ``cv_results_`` but ``search_results_``).
+    (see `.search`; no CV, so there is no ``cv_results_`` but ``search_results_``).
     """
 
     _loss = "logistic"

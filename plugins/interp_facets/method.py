@@ -125,7 +125,7 @@ def _saved_model(design: CardFeatures, estimator):
 
 def _design(data, binarize, n_thresholds) -> CardFeatures:
     """The features the card is written in: readable columns such as ``age >= 50`` and integer
-    codes counted per unit (see :mod:`.features`; ``binarize`` auto or always), or the columns
+    codes counted per unit (see `.features`; ``binarize`` auto or always), or the columns
     as given (never: no binarizer).
 
     Points on raw measurements (areas in the thousands beside ratios below one) cannot share one

@@ -72,8 +72,8 @@ def method_sections(card, fit, baseline, train_accuracy: float) -> list:
     (the figure ``risk``), notes on how it was made integral, the baseline against the card
     (tables) and the fit's figures.
 
-    ``fit`` and ``baseline`` are the method's records (:class:`.method.Fit`,
-    :class:`.method.Baseline`).
+    ``fit`` and ``baseline`` are the method's records (`.method.Fit`,
+    `.method.Baseline`).
     """
     sections = [Text(card.text())]
     if card.risk is not None:

@@ -2,11 +2,11 @@
 
 The embedding step is a component: ``FeatureVectors(embedding=...)`` takes any
 ``interp.Embedding`` registered in the embeddings catalogue (or an instance), whose
-``embed(M)`` gives one vector per feature.  :func:`feature_map` then scales those vectors so that
+``embed(M)`` gives one vector per feature.  `feature_map` then scales those vectors so that
 the longest has length 1 (the scaling of the paper's plots) and reads off importances (lengths)
 and angles.
 
-The built-in embedding, :class:`CooccurrenceSVD` (registered as ``"svd"``), is the paper's: a
+The built-in embedding, `CooccurrenceSVD` (registered as ``"svd"``), is the paper's: a
 truncated SVD of ``M`` with fixed signs.  ``M`` is symmetric and non-negative, so its singular
 values are the absolute values of its eigenvalues and its singular vectors are eigenvectors.
 The two components of largest singular value are kept and each feature's vector is its row of

@@ -25,7 +25,7 @@ printing and computing the kernel of a parsed formula never consult the registry
 
 Formulas of any depth and length work: the parser is an operator-precedence parser with explicit
 stacks, and every walk over a tree (printing, evaluation, the kernel's composition, equality)
-goes through :func:`fold` or an explicit stack, never Python recursion.  A chain ``a & b & c``
+goes through `fold` or an explicit stack, never Python recursion.  A chain ``a & b & c``
 is the binary tree ``(a & b) & c`` (left-deep, as deep as the chain is long).
 """
 
@@ -488,7 +488,7 @@ def to_string(node: str | Formula, names: Sequence[str] | None = None,
     ``<->``, ``~``) is printed with it, any other as ``name(f1, ..., fk)``; so is an operator
     whose symbol another operator of the tree has too (the parser refuses a contested symbol).  ``names`` replaces
     the leaves, in left-to-right order (used to print concrete rules); ``operators`` resolves
-    a tree whose nodes do not carry their operators yet (see :func:`parse`).
+    a tree whose nodes do not carry their operators yet (see `parse`).
     """
     tree = parse(node, operators)
     pieces = _Printer(tree).pieces
@@ -519,7 +519,7 @@ def evaluate(node: str | Formula, values: Sequence[np.ndarray],
              operators: Mapping[str, KernelOperator] | None = None) -> np.ndarray:
     """Evaluate the formula on Boolean arrays, one per leaf (left-to-right), broadcasting.
 
-    ``operators`` resolves the operator names of a formula not parsed yet (see :func:`parse`)."""
+    ``operators`` resolves the operator names of a formula not parsed yet (see `parse`)."""
     node = parse(node, operators)
     n_vals = n_leaves(node)
     if len(values) != n_vals:
