@@ -50,12 +50,12 @@ def _one_line_error(result, *words):
     (("--n-jobs", "0"), "--n-jobs must be a number of parallel jobs"),
 ])
 def test_bad_run_settings_are_the_users_error(run, plugin, args, message):
-    _one_line_error(run("run", "--plugin", plugin, "--dataset", DATASET[plugin], "--quiet", *args), message)
+    _one_line_error(run("run", "--method", plugin, "--dataset", DATASET[plugin], "--quiet", *args), message)
 
 
 @pytest.mark.parametrize("plugin, flag, value, maximum", OVER, ids=[f"{p}{f}" for p, f, _, _ in OVER])
 def test_every_work_option_has_a_maximum(run, plugin, flag, value, maximum):
-    _one_line_error(run("run", "--plugin", plugin, "--dataset", DATASET[plugin], "--quiet", flag, value),
+    _one_line_error(run("run", "--method", plugin, "--dataset", DATASET[plugin], "--quiet", flag, value),
                     f"{flag} must be <= {maximum}, got ")
 
 
@@ -73,7 +73,7 @@ def test_every_numeric_option_of_the_built_in_methods_declares_a_maximum_or_is_a
 @pytest.mark.parametrize("plugin", ["facets", "propositional"])
 def test_a_method_that_explains_no_model_refuses_the_file_unread(run, plugin, tmp_path):
     missing = tmp_path / "never-read.joblib"  # not even opened: the refusal comes first
-    result = run("run", "--plugin", plugin, "--dataset", DATASET[plugin], "--quiet", "--model-file", missing,
+    result = run("run", "--method", plugin, "--dataset", DATASET[plugin], "--quiet", "--model-file", missing,
                  "--trust-model-file")
     _one_line_error(result, f"method {plugin!r} fits its own model and explains no supplied one",
                     "methods that do: featurevec, symbolic")

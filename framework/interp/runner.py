@@ -120,13 +120,17 @@ def _is_int(value: Any) -> bool:
 
 def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
                ctx: RunContext | None = None) -> Explanation:
-    """Run method ``name`` on validated ``data``; fill in method, plugin, version and data set.
+    """Run method ``name`` on validated ``data``; fill in method, plugin, version, data set and
+    parameters.
 
     ``options`` are converted, checked and completed with their declared defaults before the
-    method sees them.  An ``InputError`` from the method passes through (bad input); anything
-    else it raises, and a result that is not an ``Explanation``, is a ``PluginBug`` (chained to
-    the original), so that a bug is never shown as the user's fault (see ``blame``).  Text in
-    the figures made during the run is literal (``interp.plotting.literal_text``).
+    method sees them (``Method.resolve_options``).  The result's ``params`` are those resolved
+    options and the seed, updated with the ``params`` the method returns: a method gives only
+    what it resolved further (a chosen value, a default that depends on the data).  An
+    ``InputError`` from the method passes through (bad input); anything else it raises, and a
+    result that is not an ``Explanation``, is a ``PluginBug`` (chained to the original), so that
+    a bug is never shown as the user's fault (see ``blame``).  Text in the figures made during
+    the run is literal (``interp.plotting.literal_text``).
     """
     from .plotting import literal_text
 
@@ -148,6 +152,7 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
         plugin=method.plugin,
         version=result.version or info.version,
         dataset=result.dataset or data.name,
+        params={**resolved, "seed": ctx.seed, **result.params},
     )
 
 

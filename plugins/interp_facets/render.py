@@ -78,12 +78,19 @@ def method_sections(card, fit, baseline, train_accuracy: float) -> list:
     sections = [Text(card.text())]
     if card.risk is not None:
         sections.append(Figure("risk", title=FIGURE_TITLES["risk"]))
-    notes = _notes(fit.model, fit.fallback) + _subsample_note(fit)
-    if notes:
-        sections.append(Text("\n".join(notes)))
+    notes = [_fitted_with(fit)] + _notes(fit.model, fit.fallback) + _subsample_note(fit)
+    sections.append(Text("\n".join(notes)))
     sections += _baseline_tables(baseline, train_accuracy, fit.metrics.get("cv_accuracy"))
     sections += [Figure(name, title=FIGURE_TITLES.get(name, name)) for name in fit.figures]
     return sections
+
+
+def _fitted_with(fit) -> str:
+    """The penalty the card was fitted with, its parameters, and (lambda, gamma)."""
+    model = fit.model
+    params = ", ".join(f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in model.penalty_params_.items())
+    penalty = f"{model.penalty_.name} ({params})" if params else model.penalty_.name
+    return f"fitted with the penalty {penalty} at lambda = {fmt(fit.lam)}, gamma = {fmt(fit.gamma)}"
 
 
 def _notes(model, fallback: bool) -> list[str]:

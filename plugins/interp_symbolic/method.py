@@ -34,11 +34,11 @@ TASKS = ("regression", "classification")
 
 def run(data, ctx, *, model, max_terms, test_size, max_blackbox_rows, max_fit_rows,
         **estimator_options) -> Explanation:
-    """``interp run --plugin symbolic``: the options declared by ``SYMBOLIC_METHOD``, checked
+    """``interp run --method symbolic``: the options declared by ``SYMBOLIC_METHOD``, checked
     and defaulted by the core; the estimator's options (n_restarts, maxiter, loss_tol,
-    ratio_tol, simplify_tol, model_selection) pass through.  A model given with ``--model-file``
-    is the black box; the task is the data set's (``explain_blackbox`` infers it by the same
-    rule)."""
+    ratio_tol, simplify_tol, model_selection, and families: the names the core selected) pass
+    through.  A model given with ``--model-file`` is the black box; the task is the data set's
+    (``explain_blackbox`` infers it by the same rule)."""
     if data.n_features > MAX_FEATURES:
         raise ResourceError(f"symbolic writes every feature into each term's formula: {data.n_features:,} features "
                             f"are beyond its bound of {MAX_FEATURES:,}; select at most {MAX_FEATURES:,} features "

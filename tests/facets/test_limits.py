@@ -23,7 +23,7 @@ def test_a_wide_csv_is_refused_in_one_line_naming_the_features_that_fit(run, tmp
     from interp_facets.validation import fit_memory
 
     monkeypatch.setenv(MEMORY_ENV, "8M")
-    result = run("run", "--plugin", "facets", "--data", _wide_csv(tmp_path / "wide.csv"), "--target", "y",
+    result = run("run", "--method", "facets", "--data", _wide_csv(tmp_path / "wide.csv"), "--target", "y",
                  "--quiet")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     def need(d):  # the card search: 3 x 12 grid points, 5 folds
@@ -38,7 +38,7 @@ def test_a_wide_csv_is_refused_in_one_line_naming_the_features_that_fit(run, tmp
 
 def test_many_rows_are_refused_naming_the_rows_that_fit(run, monkeypatch):
     monkeypatch.setenv(MEMORY_ENV, "2M")
-    result = run("run", "--plugin", "facets", "--dataset", "breast-cancer", "--quiet")
+    result = run("run", "--method", "facets", "--dataset", "breast-cancer", "--quiet")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "facets on 569 rows x 90 card features (from 30 columns)" in result.output
     assert "rows fit (subsample the rows)" in result.output

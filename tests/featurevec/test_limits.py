@@ -16,7 +16,7 @@ def test_a_forest_beyond_the_budget_is_refused_naming_the_paths_that_fit(run, mo
     from interp_featurevec.estimator import fit_memory
 
     monkeypatch.setenv(MEMORY_ENV, "100M")
-    result = run("run", "--plugin", "featurevec", "--dataset", "breast-cancer", "--quiet", "--paths", "1000000")
+    result = run("run", "--method", "featurevec", "--dataset", "breast-cancer", "--quiet", "--paths", "1000000")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     most = int(100 * 2**20 // fit_memory(1, depth=3))
     assert "Feature Vectors with 1,000,000 paths of depth 3 needs about" in result.output
@@ -25,7 +25,7 @@ def test_a_forest_beyond_the_budget_is_refused_naming_the_paths_that_fit(run, mo
 
 def test_the_bootstrap_is_bounded_by_the_paths_it_recounts(run, monkeypatch):
     monkeypatch.setenv(MEMORY_ENV, "0")  # the work bound alone
-    result = run("run", "--plugin", "featurevec", "--dataset", "breast-cancer", "--quiet", "--paths", "10000000",
+    result = run("run", "--method", "featurevec", "--dataset", "breast-cancer", "--quiet", "--paths", "10000000",
                  "--bootstrap", "11")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "at most 10 replicates fit at this --paths" in result.output
@@ -72,7 +72,7 @@ def test_the_command_line_ranks_a_reordered_model_file_by_name(run, shuffled_mod
 
     model, frame, order, data = shuffled_model
     joblib.dump(model, tmp_path / "m.joblib")
-    result = run("run", "--plugin", "featurevec", "--dataset", "breast-cancer", "--quiet", "--format", "json",
+    result = run("run", "--method", "featurevec", "--dataset", "breast-cancer", "--quiet", "--format", "json",
                  "--model-file", tmp_path / "m.joblib", "--trust-model-file")
     assert result.exit_code == 0, result.output
     features = json.loads(result.stdout)["explanation"]["features"]

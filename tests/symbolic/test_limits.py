@@ -31,7 +31,7 @@ def test_a_wide_csv_is_refused_before_the_black_box_is_trained(run, tmp_path, mo
 
     monkeypatch.setattr(method, "make_blackbox", never)
     monkeypatch.setenv(MEMORY_ENV, "1M")
-    result = run("run", "--plugin", "symbolic", "--data", _wide_csv(tmp_path / "wide.csv"), "--target", "y",
+    result = run("run", "--method", "symbolic", "--data", _wide_csv(tmp_path / "wide.csv"), "--target", "y",
                  "--quiet")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "symbolic on 37 fitted rows x 200 features needs about" in result.output
@@ -60,7 +60,7 @@ def test_the_estimator_refuses_a_billion_restarts_before_any_work(monkeypatch):
 def test_a_model_of_another_width_is_the_users_error(run, tmp_path):
     X = np.random.default_rng(0).normal(size=(30, 3))
     joblib.dump(LinearRegression().fit(X, X[:, 0]), tmp_path / "m.joblib")
-    result = run("run", "--plugin", "symbolic", "--dataset", "diabetes", "--quiet", "--model-file",
+    result = run("run", "--method", "symbolic", "--dataset", "diabetes", "--quiet", "--model-file",
                  tmp_path / "m.joblib", "--trust-model-file")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "the model was fitted on 3 columns; the data has 10" in result.output
