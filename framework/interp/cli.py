@@ -237,9 +237,18 @@ def _descriptions(catalogues: dict[str, Any], registered: dict[str, list[str]]) 
     out: dict[str, dict[str, str]] = {}
     for catalogue, names in registered.items():
         components = catalogues.get(catalogue, {})
-        out[catalogue] = {name: _one_line(getattr(components.get(name), "description", None)
-                                            or getattr(components.get(name), "summary", "")) for name in names}
+        out[catalogue] = {name: _described(components.get(name)) for name in names}
     return out
+
+
+def _described(component: Any) -> str:
+    """A component's one-line description (a method's summary), then the parameters it takes
+    with their defaults (set with ``--NAME-param KEY=VALUE``)."""
+    text = _one_line(getattr(component, "description", None) or getattr(component, "summary", ""))
+    defaults = getattr(component, "defaults", None) or {}
+    if defaults:
+        text += f" [parameters: {', '.join(f'{k}={v!r}' for k, v in defaults.items())}]"
+    return text.strip()
 
 
 def _one_line(text: str) -> str:

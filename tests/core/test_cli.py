@@ -208,3 +208,11 @@ def test_a_method_whose_modules_fail_to_import_gets_one_line(run):
     assert "plugin 'brokenplugin' cannot run 'broken': ModuleNotFoundError: No module named " \
            "'interp_no_such_module'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_verbose_listing_shows_each_components_parameters_and_defaults():
+    out = CliRunner().invoke(cli, ["plugins", "--verbose"]).output
+    scf = next(line for line in out.splitlines() if line.strip().startswith("scf "))
+    assert scf.endswith("[parameters: eps=0.01]")
+    l1 = next(line for line in out.splitlines() if line.strip().startswith("l1 "))
+    assert "parameters" not in l1
