@@ -28,8 +28,9 @@ from .data import Dataset, bundled_datasets, load_dataset
 from .errors import InterpError
 from .registry import CATALOGUES, PluginWarning, get_registry, library_catalogues
 from .registry import commands as plugin_commands
-from .runner import PluginBug, RunContext, run_method, save_result
+from .runner import PluginBug, RunContext, model_refusal, run_method, save_result
 from .runs import check_run_folder, load_run
+from .scaffold import KINDS, new_plugin
 from .terminal import visible
 
 _TYPES = {int: click.INT, float: click.FLOAT, str: click.STRING}
@@ -236,9 +237,18 @@ def _descriptions(catalogues: dict[str, Any], registered: dict[str, list[str]]) 
     out: dict[str, dict[str, str]] = {}
     for catalogue, names in registered.items():
         components = catalogues.get(catalogue, {})
-        out[catalogue] = {name: _one_line(getattr(components.get(name), "description", None)
-                                            or getattr(components.get(name), "summary", "")) for name in names}
+        out[catalogue] = {name: _described(components.get(name)) for name in names}
     return out
+
+
+def _described(component: Any) -> str:
+    """A component's one-line description (a method's summary), then the parameters it takes
+    with their defaults (set with ``--NAME-param KEY=VALUE``)."""
+    text = _one_line(getattr(component, "description", None) or getattr(component, "summary", ""))
+    defaults = getattr(component, "defaults", None) or {}
+    if defaults:
+        text += f" [parameters: {', '.join(f'{k}={v!r}' for k, v in defaults.items())}]"
+    return text.strip()
 
 
 def _one_line(text: str) -> str:
@@ -254,34 +264,49 @@ def datasets_command(debug: bool) -> None:
         echo(f"{info.name:<16} target={info.target:<12} {info.description}")
 
 
-def _click_option(opt: Option) -> click.Option:
-    """A method's option on the command line (its help, which click prints, made visible)."""
+def _click_options(opt: Option, registry: Any) -> list[click.Option]:
+    """The click option of ``opt`` and, for an option naming one component, its ``--NAME-param``
+    (whose help lists the parameters each registered component of the catalogue takes); every
+    help, which click prints, made visible."""
     if opt.type is bool:
-        return click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default),
-                            help=visible(opt.help), show_default=True)
+        return [click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default),
+                             help=visible(opt.help), show_default=True)]
     kind = click.Choice(opt.choices) if opt.choices else _TYPES[opt.type]
-    return click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=visible(opt.help),
-                        show_default=opt.default is not None)
+    option = click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=visible(opt.help),
+                          show_default=opt.default is not None, metavar="NAMES" if opt.many else None)
+    if opt.params_name is None:
+        return [option]
+    takes = "; ".join(f"{name}: " + ", ".join(f"{k}={v}" for k, v in component.defaults.items())
+                      for name, component in getattr(registry, opt.catalogue).items() if component.defaults)
+    return [option, click.Option([opt.params_flag, opt.params_name], multiple=True, metavar="NAME=VALUE",
+                                 help=visible(f"a parameter of the chosen {opt.flag[2:]}, repeatable "
+                                              f"(defaults: {takes or 'none takes any'})"))]
 
 
-def _peek_plugin(args: list[str]) -> str | None:
+_METHOD_FLAGS = ("--method", "--plugin")
+
+
+def _peek_method(args: list[str]) -> str | None:
+    """The method named by ``--method NAME`` (or its alias ``--plugin``) among ``args``."""
     for i, arg in enumerate(args):
-        if arg == "--plugin" and i + 1 < len(args):
+        if arg in _METHOD_FLAGS and i + 1 < len(args):
             return args[i + 1]
-        if arg.startswith("--plugin="):
-            return arg.split("=", 1)[1]
+        flag, sep, value = arg.partition("=")
+        if sep and flag in _METHOD_FLAGS:
+            return value
     return None
 
 
-def _unknown_plugin(name: str) -> None:
+def _unknown_method(name: str) -> None:
     registry = _loaded_registry()
     available = ", ".join(sorted(registry.methods)) or "none"
     for info in registry.plugins:
         if info.name == name and info.status != "loaded":
-            fail(f"plugin {name!r} is {info.status}: {info.error or 'see interp plugins'}")
+            fail(f"method {name!r} is unavailable: plugin {name!r} is {info.status}: "
+                 f"{info.error or 'see interp plugins'}")
     if registry.methods.refusal(name):
         fail(f"method {name!r} is not available: {registry.methods.refusal(name)}")
-    fail(f"unknown plugin {name!r}; available: {available}")
+    fail(f"unknown method {name!r}; available: {available}")
 
 
 def _load_data(data: str | None, target: str | None, dataset: str | None) -> Dataset:
@@ -298,17 +323,18 @@ def _load_data(data: str | None, target: str | None, dataset: str | None) -> Dat
 
 
 class RunCommand(click.Command):
-    """`interp run`: the chosen method's own options are added once --plugin is known."""
+    """`interp run`: the chosen method's own options are added once --method is known."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
         self.params = list(_RUN_PARAMS)
-        name = _peek_plugin(args)
+        name = _peek_method(args)
         if name is not None:
-            methods = _loaded_registry().methods
+            registry = _loaded_registry()
+            methods = registry.methods
             if name not in methods:
-                _unknown_plugin(name)
-            self.params += [_click_option(opt) for opt in methods[name].options]
+                _unknown_method(name)
+            self.params += [option for opt in methods[name].options for option in _click_options(opt, registry)]
             self.help = visible(f"Run the {name!r} method: {methods[name].summary}")
         elif "--help" in args:
             methods = _loaded_registry().methods
@@ -330,21 +356,24 @@ def _bug(err: PluginBug) -> None:
     raise _Bug(f"{err} (run again with --debug for the traceback)")
 
 
-def _run(plugin: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
+def _run(method: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
          seed: int, quiet: bool, n_jobs: int | None, model_file: str | None, trust_model_file: bool,
          debug: bool, **options: Any) -> None:
-    """Run one interpretation method on a data set (see --plugin NAME --help for its options).
+    """Run one interpretation method on a data set (see --method NAME --help for its options).
 
     \f
     Twelve parameters because click calls the command with every option of ``interp run`` as a
     keyword (the method's own options arrive in ``options``)."""
+    refusal = model_refusal(_loaded_registry().methods[method]) if model_file is not None else None
+    if refusal:
+        fail(refusal)  # before the file is unpickled
     loaded = _load_data(data, target, dataset)
     try:
         if out:
             check_run_folder(out)
         model = _load_model(model_file, trust_model_file) if model_file is not None else None
         run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
-        explanation = run_method(plugin, loaded, options, run_ctx)
+        explanation = run_method(method, loaded, options, run_ctx)
         written = save_result(explanation, out) if out else []
     except PluginBug as err:
         _bug(err)
@@ -372,7 +401,8 @@ def _load_model(model_file: str, trusted: bool) -> Any:
 
 
 _RUN_PARAMS = [
-    click.Option(["--plugin", "plugin"], required=True, help="The method to run (see interp plugins)."),
+    click.Option(["--method", "--plugin", "method"], required=True,
+                 help="The method to run (see interp plugins); --plugin is an alias."),
     click.Option(["--data", "data"], type=click.Path(), help="CSV file with a header row."),
     click.Option(["--target", "target"], help="The label column of --data."),
     click.Option(["--dataset", "dataset"], help="A bundled data set (see interp datasets)."),
@@ -413,13 +443,14 @@ def show_command(run_dir: str, as_json: bool, debug: bool) -> None:
 @click.option("--data", type=click.Path(), help="CSV file with a header row.")
 @click.option("--target", help="The label column of --data.")
 @click.option("--dataset", help="A bundled data set (see interp datasets).")
-@click.option("--plugins", "plugins", help="Comma-separated methods to run (default: all installed).")
+@click.option("--methods", "--plugins", "methods",
+              help="Comma-separated methods to run (default: all installed); --plugins is an alias.")
 @click.option("--out", type=click.Path(), default="interp-report", show_default=True,
               help="Folder for report.html and each method's saved run.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @_debug_option
-def report_command(data: str | None, target: str | None, dataset: str | None, plugins: str | None, out: str,
+def report_command(data: str | None, target: str | None, dataset: str | None, methods: str | None, out: str,
                    seed: int, quiet: bool, debug: bool) -> None:
     """Run several methods on one data set and write one self-contained HTML page.
 
@@ -428,12 +459,12 @@ def report_command(data: str | None, target: str | None, dataset: str | None, pl
     from .report import anchors, page_html
 
     loaded = _load_data(data, target, dataset)
-    methods = _loaded_registry().methods
-    names = [p.strip() for p in plugins.split(",") if p.strip()] if plugins else sorted(methods)
+    registered = _loaded_registry().methods
+    names = [p.strip() for p in methods.split(",") if p.strip()] if methods else sorted(registered)
     names = list(dict.fromkeys(names))
     for name in names:
-        if name not in methods:
-            _unknown_plugin(name)
+        if name not in registered:
+            _unknown_method(name)
     folders = anchors(names)
     _check_report_folder(Path(out), folders)
     parts, failures = [], {}
@@ -501,6 +532,27 @@ def _write_page(out: Path, page: str) -> Path:
             Path(partial).unlink(missing_ok=True)
         fail(f"cannot write {str(path)!r}: {err.strerror or err}")
     return path
+
+
+@cli.command("new-plugin", epilog="Kinds: " + "; ".join(f"{k}: {v.summary}" for k, v in KINDS.items()) + ".")
+@click.argument("name")
+@click.option("--kind", required=True, type=click.Choice(list(KINDS)), help="What the plugin adds.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="Write the package in DIR/interp-NAME.")
+@_debug_option
+def new_plugin_command(name: str, kind: str, directory: str, debug: bool) -> None:
+    """Start a plugin: an installable package with one working component (or method, or library
+    hook), its test and a README saying what to edit."""
+    try:
+        plan = new_plugin(name, kind, directory, registry=_loaded_registry(echo_warnings=False))
+    except InterpError as err:
+        fail(str(err))
+    except OSError as err:
+        fail(f"cannot write the package in {directory!r}: {err.strerror or err}")
+    echo(f"wrote {plan.root} ({plan.kind.summary}):")
+    for relative, _ in plan.files:
+        echo(f"    {relative}")
+    echo(f"next: cd {plan.root} && pip install -e \".[test]\" && pytest  (then see README.md)")
 
 
 def main() -> None:

@@ -63,8 +63,10 @@ def register_penalties(register):
     or register an instance of an ``interp.Penalty`` subclass that defines the methods:
     ``value(w, **hyper)`` returns the penalty of a weight vector, ``prox(w, step, **hyper)``
     its proximal operator applied elementwise, ``subdiff_distance(w, grad, **hyper)`` (optional)
-    the per-coordinate distance used as the stopping test.  Users select it by name, e.g.
-    ``FacetsClassifier(penalty="name")``; the fitted estimator keeps the object.
+    the per-coordinate distance used as the stopping test; ``hyper`` are the parameters
+    declared in ``defaults``.  Users select it by name, e.g. ``FacetsClassifier(penalty="name",
+    penalty_params={...})`` or ``interp run --method facets --penalty name --penalty-param
+    key=value``; the fitted estimator keeps the object.
     """
 
 
@@ -73,11 +75,12 @@ def register_embeddings(register):
     """Register feature embeddings: ways to turn a feature association matrix into vectors.
 
     Call ``register(interp.Embedding(name, embed))`` (or register an instance of a subclass that
-    defines ``embed``): ``embed(matrix)`` takes a symmetric non-negative (n_features,
-    n_features) ``scipy.sparse.csr_matrix`` and returns an ``interp.EmbeddedFeatures`` or an
-    array of shape (n_features, 2).  Feature Vectors embeds its path co-occurrence matrix with
-    the embedding the user names: ``FeatureVectors(embedding="name")`` or
-    ``interp run --plugin featurevec --embedding name``.
+    defines ``embed``): ``embed(matrix, **hyper)`` takes a symmetric non-negative (n_features,
+    n_features) ``scipy.sparse.csr_matrix`` and the embedding's parameters (declared with their
+    defaults in ``defaults``), and returns an ``interp.EmbeddedFeatures`` or an array of shape
+    (n_features, 2).  Feature Vectors embeds its path co-occurrence matrix with the embedding the
+    user names: ``FeatureVectors(embedding="name", embedding_params={...})`` or
+    ``interp run --method featurevec --embedding name --embedding-param key=value``.
     """
 
 
@@ -98,7 +101,7 @@ def register_kernel_operators(register):
 
 @hookspec
 def register_methods(register):
-    """Register interpretation methods runnable as ``interp run --plugin NAME``.
+    """Register interpretation methods runnable as ``interp run --method NAME``.
 
     Call ``register(interp.Method(name, summary, run, options=(interp.Option(...), ...)))``,
     with ``run`` a callable or a ``"package.module:function"`` string imported when the method

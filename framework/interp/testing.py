@@ -525,11 +525,13 @@ EMBEDDING_FEATURES = 9
 EMBEDDING_DIMS = 2
 
 
-def check_embedding(embedding: Embedding, n_dims: int | None = EMBEDDING_DIMS) -> None:
+def check_embedding(embedding: Embedding, hyper: Mapping[str, Any] | None = None,
+                    n_dims: int | None = EMBEDDING_DIMS) -> None:
     """Check ``embedding.embed`` on what Feature Vectors gives it and against what it needs.
 
     ``embed`` is called with a random symmetric non-negative 9 x 9 ``scipy.sparse.csr_matrix``
-    of float64 counts, as Feature Vectors calls it with its co-occurrence matrix, and must
+    of float64 counts, as Feature Vectors calls it with its co-occurrence matrix, and with the
+    parameters ``hyper`` (the embedding's ``defaults`` updated with ``hyper``), and must
     return an ``EmbeddedFeatures`` or an array of shape (n_features, ``n_dims``) (default 2:
     Feature Vectors draws each feature as a point and reads its angle; None accepts any
     k >= 1) with finite values, and, when given, ``explained_variance_ratio`` /
@@ -539,22 +541,24 @@ def check_embedding(embedding: Embedding, n_dims: int | None = EMBEDDING_DIMS) -
     _require(embedding, Embedding, "check_embedding")
     import scipy.sparse as sp
 
+    hyper = embedding.resolve_hyper(hyper)
     rng = np.random.default_rng(0)
     d = EMBEDDING_FEATURES
     A = rng.integers(0, 6, (d, d)) * (rng.random((d, d)) < 0.6)
     matrix = sp.csr_matrix((A + A.T).astype(np.float64))
     what = f"a scipy.sparse CSR {d} x {d} matrix"
     with _calling(embedding, "the check"):
-        first = _embed_checked(embedding, matrix, what, n_dims)
-        again = _embed_checked(embedding, matrix.copy(), what, n_dims)
+        first = _embed_checked(embedding, hyper, matrix, what, n_dims)
+        again = _embed_checked(embedding, hyper, matrix.copy(), what, n_dims)
     if not np.array_equal(first, again):
         _fail(embedding, f"embed() of the same matrix twice gives different vectors (not deterministic)")
 
 
-def _embed_checked(embedding: Embedding, matrix: Any, what: str, n_dims: int | None) -> np.ndarray:
+def _embed_checked(embedding: Embedding, hyper: Mapping[str, Any], matrix: Any, what: str,
+                   n_dims: int | None) -> np.ndarray:
     original = matrix.copy()
     with _calling(embedding, f"embed() on {what}"):
-        out = embedding.embed(matrix)
+        out = embedding.embed(matrix, **hyper)
     if (matrix != original).nnz:
         _fail(embedding, f"embed() changed its input ({what})")
     record = out if isinstance(out, EmbeddedFeatures) else EmbeddedFeatures(vectors=out)

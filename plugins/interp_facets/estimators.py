@@ -15,12 +15,14 @@ from interp import InputError
 from interp.preprocessing import BinaryLabels, binary_labels
 
 from interp.blas import single_threaded_blas
+from .export import CardExports
 from .problem import Objective, SolveResult
 from .refit import refit_scale, usable
 from .search import Card, RowLimits, local_search
 from .snap import GRID_ATOL, integrity_rows, on_grid, snap_to_grid
 from .solver import SolverOptions, WarmStart, solve
-from .validation import check_max_iter, check_positive, check_snap_tol, check_solver, resolve_penalty
+from .validation import (check_fit_memory, check_max_iter, check_positive, check_snap_tol, check_solver,
+                         resolve_penalty)
 
 __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "binary_target"]
 
@@ -90,6 +92,7 @@ class _FacetsBase(BaseEstimator):
                               gamma=gamma, fit_intercept=bool(self.fit_intercept),
                               max_points=limits.max_points)
         options = SolverOptions(check_solver(self.solver), tol, check_max_iter(self.max_iter))
+        check_fit_memory(*X.shape, advice={"n_features": "select features", "n_rows": "subsample the rows"})
         start = self._start(X, gamma, coef_init, intercept_init)
         with single_threaded_blas():
             res = solve(X, y_num, objective, lam, options, start)
@@ -123,6 +126,7 @@ class _FacetsBase(BaseEstimator):
 
     def _store(self, X, y_num, res: SolveResult, objective: Objective, lam: float, snap_tol: float) -> None:
         U, gap = snap_to_grid(X, y_num, res.u, res.intercept, objective, lam, snap_tol)
+        self.data_min_, self.data_max_ = X.min(axis=0), X.max(axis=0)  # the totals a card can give
         u = U[0]
         off = ~on_grid(res.u)
         self.n_snapped_ = int(off.sum()) if off.any() and np.isfinite(gap[0]) else 0
@@ -161,8 +165,11 @@ class _FacetsBase(BaseEstimator):
         return self.integrity_ == 1.0
 
 
-class FacetsRegressor(RegressorMixin, _FacetsBase):
+class FacetsRegressor(CardExports, RegressorMixin, _FacetsBase):
     """Least squares with a Facets-type penalty: ``sum (y - X w - b)^2 / (2 n) + lam Omega(w / gamma)``.
+
+    The card's exports (``predict_score``, ``card_frame``, ``risk_frame``, ``to_python``,
+    ``to_sql``) and its notebook display come from `.export.CardExports`.
 
     Parameters
     ----------
@@ -233,6 +240,8 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         The penalty resolved from the registry at fit time, and its hyperparameters: the
         fitted model never looks it up again, so it works, pickled, where the plugin that
         registered it is not loaded.
+    data_min_, data_max_ : ndarray
+        Each column's training range: the totals the card can give.
     """
 
     _loss = "squared"
@@ -258,7 +267,7 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         return X @ self.coef_ + self.intercept_
 
 
-class FacetsClassifier(ClassifierMixin, _FacetsBase):
+class FacetsClassifier(CardExports, ClassifierMixin, _FacetsBase):
     """Binary logistic regression with a Facets-type penalty.
 
     Minimises ``mean log(1 + exp(-y (X w + b))) + lam Omega(w / gamma)`` with ``y`` in {-1, +1}

@@ -18,7 +18,7 @@ from interp import Explanation, InputError
 from interp.data import check_finite
 from interp.preprocessing import binary_labels
 
-from .cv import FacetsClassifierCV, IntegrityWarning
+from .cv import FacetsClassifierCV, IntegrityWarning, grid_load
 from .estimators import FacetsClassifier
 from .features import CardFeatures, card_features
 from .path import fit_path
@@ -27,7 +27,7 @@ from .problem import Objective
 from .render import method_sections
 from .scorecard import ScoreCard, rounded_baseline, score_card
 from .solver import SolverOptions
-from .validation import check_eps, check_positive, check_snap_tol, resolve_penalty
+from .validation import check_fit_memory, check_positive, check_snap_tol
 
 #: the fixed-(lam, gamma) path plot: betas from 10^1.5 times the chosen one down to 10^-1.5 times
 PATH_DECADES, PATH_POINTS, PATH_MAX_ITER = 1.5, 25, 500
@@ -64,23 +64,26 @@ class Baseline:
     cv_accuracy: float | None
 
 
-def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, tol, max_iter, snap_tol,
-        baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points) -> Explanation:
+def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas, n_betas, tol, max_iter,
+        snap_tol, baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
     Why so many parameters: beside ``data`` and ``ctx``, one keyword per option of
-    ``FACETS_METHOD`` (17), with no defaults.  The options are declared once, in
-    ``plugin.py``; the core (``Method.resolve_options``) converts, checks and defaults every
-    one and calls ``run(data, ctx, **options)``, so the signature is the option list, named,
-    and a record bundling them here would declare them a second time.
+    ``FACETS_METHOD`` (16, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
+    among them), with no defaults.  The options are declared once, in ``plugin.py``; the core
+    (``Method.resolve_options``) converts, checks and defaults every one, resolves the penalty
+    and its parameters, and calls ``run(data, ctx, **options)``, so the signature is the option
+    list, named, and a record bundling them here would declare them a second time.  The core
+    also records them as the explanation's ``params``; the run adds the (lam, gamma) it chose.
     """
     _check_data(data)
+    folds = _check_options(lam, gamma, cv, snap_tol)
     design = _design(data, binarize, n_thresholds)
     X, names = design.X, list(design.names)
     check_finite(X, names)
-    folds = _check_options(lam, gamma, cv, penalty, eps, snap_tol)
-    settings = dict(penalty=penalty, eps=eps, solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol,
-                    max_rows=max_rows or None, max_points=max_points)
+    _check_memory(data, design, folds, n_gammas, n_betas, max_rows, ctx.n_jobs)
+    settings = dict(penalty=penalty, penalty_params=penalty_params, solver=solver, tol=tol, max_iter=max_iter,
+                    snap_tol=snap_tol, max_rows=max_rows or None, max_points=max_points)
     seed = 0 if ctx.seed is None else ctx.seed
     splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
     if folds:
@@ -93,14 +96,10 @@ def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, t
     figures = {**fit.figures, "risk": plot_risk(card)}
     base = _baseline(X, data.y, names, float(fit.model.gamma_), baseline, splitter, seed, fit.cv_sample)
     accuracy = float(fit.model.score(X, data.y))
-    params = {"lam": fit.lam, "gamma": fit.gamma, "cv": folds, "penalty": penalty, "eps": eps,
-              "solver": solver, "n_gammas": n_gammas, "n_betas": n_betas, "tol": tol, "max_iter": max_iter,
-              "snap_tol": snap_tol, "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds,
-              "max_cv_rows": max_cv_rows, "max_rows": max_rows, "max_points": max_points}
     return Explanation(
-        params=params,
+        params={"lam": fit.lam, "gamma": fit.gamma, "cv": folds},
         metrics=_metrics(fit, card, base, accuracy),
-        payload=_payload(fit, card, base, names, penalty),
+        payload=_payload(fit, card, base, names),
         sections=method_sections(card, fit, base, accuracy),
         figures=figures,
         estimator=_saved_model(design, fit.estimator),
@@ -157,19 +156,30 @@ def _check_data(data) -> None:
         )
 
 
-def _check_options(lam, gamma, cv, penalty, eps, snap_tol) -> int:
-    """One-line errors before any work; the number of CV folds (0: fit at the given lam, gamma)."""
+def _check_options(lam, gamma, cv, snap_tol) -> int:
+    """One-line errors before any work; the number of CV folds (0: fit at the given lam, gamma).
+    The penalty and its parameters are checked by the core."""
     if (lam is None) != (gamma is None):
         raise InputError("give both --lam and --gamma, or --cv K to choose them by cross-validation")
     if lam is not None:
         check_positive("lam", lam)
         check_positive("gamma", gamma)
-    check_eps(eps)
     check_snap_tol(snap_tol)
-    resolve_penalty(penalty, eps)  # an unknown penalty, before any work
     if cv == 1:
         raise InputError("--cv needs at least 2 folds")
     return cv or (0 if lam is not None else 5)
+
+
+def _check_memory(data, design: CardFeatures, folds: int, n_gammas, n_betas, max_rows, n_jobs) -> None:
+    """The memory check of the fit asked for, before any work, in the command line's words."""
+    n, d = design.X.shape
+    points, workers = grid_load(n_gammas, n_betas, max_rows=max_rows or None, folds=folds or 5,
+                                n_jobs=n_jobs if folds else 1)
+    columns = f" (from {data.n_features:,} columns)" if design.binarizer is not None else ""
+    check_fit_memory(n, d, points, workers=workers, folds=folds or 5,
+                     what=f"facets on {n:,} rows x {d:,} card features{columns}",
+                     advice={"n_features": "drop columns" + (", or lower --n-thresholds" if columns else ""),
+                             "n_rows": "subsample the rows", "grid_points": "lower --n-gammas or --n-betas"})
 
 
 def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:
@@ -257,7 +267,7 @@ def _metrics(fit: Fit, card: ScoreCard, base: Baseline, accuracy: float) -> dict
     return metrics
 
 
-def _payload(fit: Fit, card: ScoreCard, base: Baseline, names, penalty: str) -> dict:
+def _payload(fit: Fit, card: ScoreCard, base: Baseline, names) -> dict:
     model = fit.model
     baseline = {"kind": base.description, "score_card": base.card.to_dict(),
                 "train_accuracy": base.train_accuracy}
@@ -269,7 +279,8 @@ def _payload(fit: Fit, card: ScoreCard, base: Baseline, names, penalty: str) -> 
         "lam": fit.lam,
         "gamma": fit.gamma,
         "beta": fit.lam / fit.gamma**2,
-        "penalty": penalty,
+        "penalty": model.penalty_.name,
+        "penalty_params": model.penalty_params_,
         "coef": np.ravel(model.coef_),
         "intercept": float(np.ravel(model.intercept_)[0]),
         "feature_names": names,

@@ -3,9 +3,11 @@ method's result (the card, notes on its integrity, the rounded baseline, the fig
 
 from __future__ import annotations
 
+import attrs
+
 from interp import Figure, Table, Text
 
-__all__ = ["fmt", "card_header", "card_text", "card_markdown", "method_sections", "FIGURE_TITLES"]
+__all__ = ["fmt", "card_header", "card_text", "card_markdown", "method_sections", "card_display", "FIGURE_TITLES"]
 
 #: the baseline rows the method shows (largest points first)
 BASELINE_ROWS = 12
@@ -78,12 +80,19 @@ def method_sections(card, fit, baseline, train_accuracy: float) -> list:
     sections = [Text(card.text())]
     if card.risk is not None:
         sections.append(Figure("risk", title=FIGURE_TITLES["risk"]))
-    notes = _notes(fit.model, fit.fallback) + _subsample_note(fit)
-    if notes:
-        sections.append(Text("\n".join(notes)))
+    notes = [_fitted_with(fit)] + _notes(fit.model, fit.fallback) + _subsample_note(fit)
+    sections.append(Text("\n".join(notes)))
     sections += _baseline_tables(baseline, train_accuracy, fit.metrics.get("cv_accuracy"))
     sections += [Figure(name, title=FIGURE_TITLES.get(name, name)) for name in fit.figures]
     return sections
+
+
+def _fitted_with(fit) -> str:
+    """The penalty the card was fitted with, its parameters, and (lambda, gamma)."""
+    model = fit.model
+    params = ", ".join(f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in model.penalty_params_.items())
+    penalty = f"{model.penalty_.name} ({params})" if params else model.penalty_.name
+    return f"fitted with the penalty {penalty} at lambda = {fmt(fit.lam)}, gamma = {fmt(fit.gamma)}"
 
 
 def _notes(model, fallback: bool) -> list[str]:
@@ -128,3 +137,36 @@ def _baseline_tables(baseline, train_accuracy: float, cv_accuracy: float | None)
     cards = Table(("feature", "points"), points[:BASELINE_ROWS],
                   title=f"baseline points ({shown}); {baseline.card.rule()}")
     return [comparison, cards]
+
+
+def card_display(model):
+    """A fitted card in a notebook (``interp.display.Display``): a Facets estimator, or a Pipeline
+    of a binariser and one (what ``interp run --out`` saves).  Its card, its rule and, for a
+    classifier, the risk of every total the card can give (``RiskTable``: the model's own
+    probability at each total), and the fitted numbers."""
+    from interp.display import Display
+
+    from .export import attainable_totals, card_frame, card_model
+    from .risk import RiskTable
+    from .scorecard import score_card
+
+    model = card_model(model)
+    est = model.estimator
+    card = score_card(est, feature_names=model.names)
+    if model.binarizer is not None:  # its columns are 0/1 tests and integer codes: the totals are integers
+        card = attrs.evolve(card, integer_features=True)
+    sections = [Table(("feature", "points"), card_frame(model).itertuples(index=False), title=card_header(card))]
+    linear = f"{fmt(model.intercept())} + {fmt(model.scale())} x total"
+    if not model.classifier:
+        sections.append(Text(f"prediction = {linear}"))
+    else:
+        span = attainable_totals(model) if card.integral else None
+        risk = "" if span is None else RiskTable(model.intercept(), model.scale(), tuple(range(span[0], span[1] + 1)))
+        sections.append(Text("\n".join([card.rule(), f"risk = 1 / (1 + exp(-({linear})))",
+                                        *([""] + risk.text(card.positive).splitlines() if risk else [])])))
+    numbers = [("integrity (points on the grid)", est.integrity_), ("rows on the card", len(card.rows())),
+               ("scale (one point in the linear model)", model.scale()), ("intercept", model.intercept())]
+    sections.append(Table(("", "value"), numbers, title="fit"))
+    reads = f" after {type(model.binarizer).__name__}" if model.binarizer is not None else ""
+    return Display(f"{type(est).__name__}{reads}: a score card of {len(card.rows())} rows", sections)
+

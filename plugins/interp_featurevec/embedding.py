@@ -117,14 +117,15 @@ class FeatureMap:
     explained_variance_ratio: np.ndarray | None = None
 
 
-def feature_map(matrix, embedding: Embedding | None = None) -> FeatureMap:
-    """Embed the co-occurrence ``matrix`` with ``embedding`` (default: the paper's SVD) and scale.
+def feature_map(matrix, embedding: Embedding | None = None, hyper=None) -> FeatureMap:
+    """Embed the co-occurrence ``matrix`` with ``embedding`` (default: the paper's SVD) and its
+    parameters ``hyper`` (default: its ``defaults``), and scale.
 
     The picture and the angles need two axes, so the embedding must give 2-D vectors (an
     InputError says so otherwise); non-finite vectors are the embedding's bug (PluginError).
     """
     embedding = embedding if embedding is not None else CooccurrenceSVD()
-    out = embedding.features(matrix)
+    out = embedding.features(matrix, hyper)
     Z = out.vectors
     if Z.shape[1] != 2:
         raise InputError(f"embedding {embedding.name!r} gives {Z.shape[1]}-D vectors; Feature Vectors "

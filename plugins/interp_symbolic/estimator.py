@@ -51,7 +51,9 @@ import numpy as np
 import pandas as pd
 from interp import InputError, RidgeFamily
 from interp.blas import single_threaded_blas
+from interp.display import ExplainedEstimator
 from interp.preprocessing import binary_labels
+from interp.resources import check_sizes
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
@@ -93,6 +95,13 @@ SCREEN_ROWS = 300
 # so this check is for rewrites that generalise far worse, not for the 1% the training budget resolves
 HOLDOUT_TOL = 0.1
 SIMPLIFY_PASSES = 2  # passes of the simplification over a model's terms (see ``_simplified``)
+#: what a fit holds at once, in float64 arrays: d x d matrices (the Hessian of the importances,
+#: an outer product, ``interactions_`` and the ranking of its pairs; six in all, which also
+#: covers the formulas' symbolic objects, one coefficient per feature and term: the peak on 37
+#: rows x 10,000 features was 4.9 GB); n x d copies of the rows (the scaled rows, a training and a
+#: held-out part, the design of each size); and per starting point of a pursuit step (families x
+#: ``n_restarts``), its direction and fitted term, d numbers each
+DENSE_COPIES, ROW_COPIES, START_COPIES = 6, 6, 2
 EQUATION_COLUMNS = ("n_terms", "n_features", "complexity", "train_loss", "test_loss", "r2", "score", "formula",
                     "latex", "sympy")
 
@@ -224,6 +233,41 @@ def _held_out_loss(term: Term, fit: Rows, held: Rows) -> float:
     pred = offset + term.weight * term.values(on.Xs, clip=False)
     loss = float(np.mean((on.t - pred) ** 2))
     return loss if np.isfinite(loss) else math.inf
+
+
+def fit_memory(n_rows: int, n_features: int, n_starts: int) -> float:
+    """The bytes a fit on ``n_rows`` x ``n_features`` with ``n_starts`` starting points per step
+    allocates at its peak: an upper bound of its large arrays (see :data:`DENSE_COPIES`)."""
+    d = n_features
+    return 8.0 * (DENSE_COPIES * d * d + ROW_COPIES * n_rows * d + START_COPIES * n_starts * (d + 16))
+
+
+def check_fit_memory(n_rows: int, n_features: int, n_starts: int, what: str = "",
+                     advice: dict | None = None) -> None:
+    """A one-line ``ResourceError`` before any work when :func:`fit_memory` exceeds the memory
+    budget (``interp.resources``), saying how many rows, features or starting points fit;
+    ``advice`` (by size: ``n_rows``, ``n_features``, ``n_starts``) says how to get there."""
+    check_sizes(fit_memory, {"n_rows": n_rows, "n_features": n_features, "n_starts": n_starts},
+                what or f"symbolic pursuit on {n_rows:,} rows x {n_features:,} features",
+                {"n_rows": "rows", "n_features": "features", "n_starts": "starting points per step"},
+                advice or {"n_rows": "subsample the rows", "n_features": "select features",
+                           "n_starts": "lower n_restarts"})
+
+
+def starts_per_step(families, n_restarts, monomials=True) -> int:
+    """The most starting points a pursuit step fits: one per (kind, family, restart), with three
+    kinds of term (linear, monomial, monomial with a prefactor) when ``monomials`` is on."""
+    return (3 if monomials else 1) * len(_resolve_families(families)) * int(n_restarts)
+
+
+def _fit_term_task(ridge, Xs, r, starts, maxiter, **kinds) -> Candidate:
+    """One joblib task of a pursuit step: ``fit_term`` on one BLAS thread (a worker process or a
+    Dask worker does not inherit the caller's limit) and on row-major rows (numpy copies an
+    operand that arrives unaligned to row-major before a product, and the order decides how
+    BLAS sums), so that its numbers do not depend on where it runs.  ``kinds``: ``fit_term``'s
+    projection kind and prefactor (``Term.fit_kinds``)."""
+    with single_threaded_blas():
+        return fit_term(ridge, np.ascontiguousarray(Xs), np.ascontiguousarray(r), starts, maxiter, **kinds)
 
 
 def _holdout(n, fraction, seed, strata=None) -> Holdout:
@@ -420,7 +464,7 @@ def _select(table, choice, scale) -> int:
     return int(rows[np.argmin(losses[rows])])
 
 
-class _SymbolicPursuit(BaseEstimator):
+class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
     """The pursuit shared by the regressor and the classifier (see the module docstring).
 
     Subclasses validate their target, turn it into a real target on the model's scale and
@@ -452,14 +496,21 @@ class _SymbolicPursuit(BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
+    def __setstate__(self, state):
+        """A model pickled before monomial terms existed has none: its ``monomials`` is False."""
+        state.setdefault("monomials", False)
+        super().__setstate__(state)
+
     def _check_params(self):
         if not (_is_int(self.max_terms) and self.max_terms >= 1):
             raise InputError(f"max_terms must be a positive integer, got {self.max_terms!r}")
-        if not (self.n_restarts >= 1 and self.maxiter >= 1):
-            raise InputError("n_restarts and maxiter must be >= 1")
-        for flag in ("monomials", "simplify"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise InputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if not (_is_int(self.n_restarts) and _is_int(self.maxiter) and self.n_restarts >= 1 and self.maxiter >= 1):
+            raise InputError(f"n_restarts and maxiter must be integers >= 1, got {self.n_restarts!r} and "
+                             f"{self.maxiter!r}")
+        if not isinstance(self.simplify, (bool, np.bool_)):
+            raise InputError(f"simplify must be True or False, got {self.simplify!r}")
+        if not isinstance(self.monomials, (bool, np.bool_)):
+            raise InputError(f"monomials must be True or False, got {self.monomials!r}")
         if not (_is_real(self.simplify_tol) and 0 <= self.simplify_tol < math.inf):
             raise InputError(f"simplify_tol must be a finite number >= 0, got {self.simplify_tol!r}")
         if not (_is_real(self.validation_fraction) and 0 <= self.validation_fraction < 1):
@@ -478,6 +529,7 @@ class _SymbolicPursuit(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, **checks)
         if X.shape[0] < 2:
             raise InputError(f"symbolic pursuit needs at least 2 rows, got n_samples = {X.shape[0]}")
+        check_fit_memory(*X.shape, starts_per_step(self.families, self.n_restarts, self.monomials))
         return X, y
 
     def _pursue(self, X, t, strata=None):
@@ -690,7 +742,7 @@ class _SymbolicPursuit(BaseEstimator):
                 for theta0, v0, prefactor in self._starts(ridge, kind, F, tsub, np.random.default_rng(stream), shape):
                     jobs.append((ki, fi, ridge, theta0, v0, prefactor))
         outs = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_term)(ridge, Xsub, tsub, [(theta0, v0)], self.maxiter, kind=kinds[ki].projection,
+            delayed(_fit_term_task)(ridge, Xsub, tsub, [(theta0, v0)], self.maxiter, kind=kinds[ki].projection,
                               prefactor=prefactor)
             for ki, fi, ridge, theta0, v0, prefactor in jobs
         )
@@ -714,7 +766,7 @@ class _SymbolicPursuit(BaseEstimator):
         where the screen left it (through joblib)."""
         terms = [kind.term(ridges[self.families_.index(c.family)], c) for kind, c in chosen]
         return Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_term)(tm.ridge, fit.Xs, fit.t, [(tm.theta, tm.v)], self.maxiter, **tm.fit_kinds())
+            delayed(_fit_term_task)(tm.ridge, fit.Xs, fit.t, [(tm.theta, tm.v)], self.maxiter, **tm.fit_kinds())
             for tm in terms)
 
     def _backfit(self, terms, Xs, t, G):
@@ -841,37 +893,42 @@ class _SymbolicPursuit(BaseEstimator):
         hess = np.zeros((d, d))
         xs0 = self._scale(x0[None, :])
         for tm in self.terms_:
-            term_grad, term_hess = self._term_derivatives(tm, x0, xs0)
-            grad += tm.weight * term_grad
-            hess += tm.weight * term_hess
+            self._add_term_derivatives(tm, x0, xs0, grad, hess)
         self.feature_importances_ = grad
         inter = hess.copy()
         inter[np.diag_indices(d)] /= 2.0
         self.interactions_ = inter
 
-    def _term_derivatives(self, tm: Term, x0, xs0) -> tuple[np.ndarray, np.ndarray]:
-        """The gradient and Hessian of P(x) * g(u(x)) (P = 1 without a prefactor) at the point
-        ``x0`` (``xs0``: it scaled), g'' by central differences; zero where u is clipped (g is
-        then constant) apart from P's own."""
+    def _add_term_derivatives(self, tm: Term, x0, xs0, grad, hess) -> None:
+        """Add the gradient and Hessian of w * P(x) * g(u(x)) (P = 1 without a prefactor) at the
+        point ``x0`` (``xs0``: it scaled) into ``grad`` and ``hess`` in place (one d x d
+        temporary at a time: the importances of a model on many features), g'' by central
+        differences; g's part is zero where u is clipped (g is then constant)."""
         from .expression import direction
 
-        d = len(x0)
+        w = tm.weight
         u, inside = tm.argument(xs0)
         g, _, du = tm.ridge.value_and_grad(tm.theta, u, max_fallback=None)
-        g_grad, g_hess = np.zeros(d), np.zeros((d, d))
+        p, p_grad, p_curvature = (1.0, None, None) if tm.prefactor is None else tm.prefactor.derivatives(x0)
+        g_grad = None
         if inside[0]:
-            _, du_dx, d2u_dx2 = tm.projection.derivatives(*direction(tm, self.data_min_, self.data_range_), x0)
+            _, du_dx, u_curvature = tm.projection.derivatives(*direction(tm, self.data_min_, self.data_range_), x0)
             h = 1e-5 * max(u[0], 1e-2)
             _, _, dup = tm.ridge.value_and_grad(tm.theta, u + h, max_fallback=None)
             _, _, dum = tm.ridge.value_and_grad(tm.theta, u - h, max_fallback=None)
             g2 = (dup[0] - dum[0]) / (2 * h)
             g_grad = du[0] * du_dx
-            g_hess = g2 * np.outer(du_dx, du_dx) + du[0] * d2u_dx2
+            grad += (w * p) * g_grad
+            hess += np.outer((w * p * g2) * du_dx, du_dx)
+            u_curvature.add_to(hess, w * p * du[0])
         if tm.prefactor is None:
-            return g_grad, g_hess
-        p, p_grad, p_hess = tm.prefactor.derivatives(x0)
-        mixed = np.outer(g_grad, p_grad)
-        return p * g_grad + g[0] * p_grad, p * g_hess + mixed + mixed.T + g[0] * p_hess
+            return
+        grad += (w * g[0]) * p_grad
+        p_curvature.add_to(hess, w * g[0])
+        if g_grad is not None:
+            mixed = np.outer(w * g_grad, p_grad)
+            hess += mixed
+            hess += mixed.T
 
     # ---------------------------------------------------------------- rendering
     def to_latex(self) -> str:
@@ -895,6 +952,40 @@ class _SymbolicPursuit(BaseEstimator):
 
         check_is_fitted(self, "terms_")
         return lambdify_expression(self)
+
+    # ---------------------------------------------------------------- exports (``export``)
+    def sympy(self, index=None):
+        """The sympy expression of row ``index`` of ``equations_`` (None: the model ``predict``
+        uses) at full precision, as ``predict`` computes it."""
+        from .export import row_expression
+
+        return row_expression(self, index)
+
+    def latex(self, index=None) -> str:
+        """Row ``index``'s formula in LaTeX as ``equations_`` prints it (4 significant digits)."""
+        from .export import row_latex
+
+        return row_latex(self, index)
+
+    def latex_table(self) -> str:
+        """The models by size as a LaTeX tabular, the selected row marked."""
+        from .export import latex_table
+
+        return latex_table(self)
+
+    def to_python(self, index=None) -> str:
+        """The source of a standalone module (numpy, scipy.special where needed, no interp)
+        whose ``predict(X)`` is row ``index``'s model (None: the model ``predict`` uses); a
+        classifier's is the probability of ``classes_[1]``.  A term with no numpy/scipy form
+        is refused, named."""
+        from .export import python_source
+
+        return python_source(self, index)
+
+    def _display(self):
+        from .render import estimator_display
+
+        return estimator_display(self)
 
 
 class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):

@@ -41,6 +41,7 @@ column statistics it was built on, so a fitted model needs nothing else to predi
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -49,7 +50,32 @@ from .families import U_FLOOR
 
 MONOMIAL_GAIN = -math.log(U_FLOOR) / 2  # K: a monomial argument exp(K (l - 1)) spans [U_FLOOR, 1]
 
-__all__ = ["LINEAR", "UNFLOORED", "LinearProjection", "UnflooredProjection", "MonomialProjection", "Prefactor", "monomial_projection"]
+__all__ = ["LINEAR", "UNFLOORED", "Curvature", "LinearProjection", "UnflooredProjection", "MonomialProjection",
+           "Prefactor", "monomial_projection"]
+
+
+@dataclass(frozen=True)
+class Curvature:
+    """A d x d second derivative held as ``outer(left, right) + diag(diagonal)`` (no d x d
+    array: the importances of a model on many features add it into one Hessian in place).
+    ``left`` and ``right`` are None for no rank-one part, ``diagonal`` for no diagonal."""
+
+    left: np.ndarray | None = None
+    right: np.ndarray | None = None
+    diagonal: np.ndarray | None = None
+
+    def add_to(self, hess: np.ndarray, scale: float) -> None:
+        """``hess += scale * (this matrix)``, with one d x d temporary at most."""
+        if self.left is not None:
+            hess += np.outer(scale * self.left, self.right)
+        if self.diagonal is not None:
+            hess[np.diag_indices(len(hess))] += scale * self.diagonal
+
+    def dense(self, d: int) -> np.ndarray:
+        """The matrix itself (for tests and small d)."""
+        out = np.zeros((d, d))
+        self.add_to(out, 1.0)
+        return out
 
 
 class LinearProjection:
@@ -87,9 +113,9 @@ class LinearProjection:
         """u (before its floor and clip) in the feature symbols ``xs``."""
         return sp.Add(sp.Float(c0), *[sp.Float(float(cj)) * x for cj, x in zip(c, xs)])
 
-    def derivatives(self, c, c0, x0) -> tuple[float, np.ndarray, np.ndarray]:
+    def derivatives(self, c, c0, x0) -> tuple[float, np.ndarray, Curvature]:
         """(u, du/dx, d2u/dx2) at the unscaled point ``x0``, before the floor and clip."""
-        return float(c @ x0 + c0), c, np.zeros((len(c), len(c)))
+        return float(c @ x0 + c0), c, Curvature()
 
     def __eq__(self, other) -> bool:
         return type(other) is LinearProjection
@@ -207,13 +233,13 @@ class MonomialProjection:
         constant = sp.Float(math.exp(c0)) if c0 != 0 else sp.Integer(1)
         return sp.Mul(constant, *powers)
 
-    def derivatives(self, a, c0, x0) -> tuple[float, np.ndarray, np.ndarray]:
-        """(u, du/dx, d2u/dx2) at ``x0`` (a point with positive values where a != 0)."""
+    def derivatives(self, a, c0, x0) -> tuple[float, np.ndarray, Curvature]:
+        """(u, du/dx, d2u/dx2) at ``x0`` (a point with positive values where a != 0):
+        d2u/dxi dxj = u (ai aj - [i = j] ai) / (xi xj)."""
         x = np.where(a != 0, x0, 1.0)
         u = float(math.exp(c0) * np.prod(x ** a))
         grad = u * a / x
-        hess = u * (np.outer(a, a) - np.diag(a)) / np.outer(x, x)
-        return u, grad, hess
+        return u, grad, Curvature(grad, a / x, -grad / x)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, MonomialProjection) and all(
@@ -254,7 +280,7 @@ class Prefactor:
         """P in the feature symbols ``xs`` (``exact``: small rational exponents as such)."""
         return self.kind.sympy_argument(self.exponents, 0.0, xs, exact=exact)
 
-    def derivatives(self, x0) -> tuple[float, np.ndarray, np.ndarray]:
+    def derivatives(self, x0) -> tuple[float, np.ndarray, Curvature]:
         """(P, dP/dx, d2P/dx2) at the unscaled point ``x0``."""
         return self.kind.derivatives(self.exponents, 0.0, x0)
 

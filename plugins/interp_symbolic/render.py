@@ -361,11 +361,18 @@ def formula_section(est, title: str) -> Formula:
 
 
 def terms_table(est) -> Table:
-    """One row per term: its family, weight, fitted parameters and whether g has a closed form."""
-    rows = [(k + 1, tm.family, tm.weight, _parameters(tm), "yes" if closed else "no")
+    """One row per term: its family, its kind of argument (``_argument_kind``), weight, fitted
+    parameters and whether g has a closed form."""
+    rows = [(k + 1, tm.family, _argument_kind(tm), tm.weight, _parameters(tm), "yes" if closed else "no")
             for k, (tm, closed) in enumerate(zip(est.terms_, est.closed_forms_))]
-    return Table(("term", "family", "weight", "parameters", "closed form"), rows,
+    return Table(("term", "family", "argument", "weight", "parameters", "closed form"), rows,
                  title=f"Terms (intercept {format_value(est.intercept_)})")
+
+
+def _argument_kind(tm) -> str:
+    """A term's kind of argument as the table says it: linear, unfloored (linear, never floored
+    on the training rows) or monomial, and "times a monomial" for a term with a prefactor."""
+    return tm.projection.name + (" times a monomial" if tm.prefactor is not None else "")
 
 
 def importance_table(importances: dict) -> Table:
@@ -396,9 +403,36 @@ def _fidelity_text(metrics: dict) -> str:
 
 
 def _strongest_interactions(est, names) -> list[dict]:
-    """The ``TOP_INTERACTIONS`` feature pairs with the largest |second-order coefficient|."""
+    """The ``TOP_INTERACTIONS`` feature pairs (i < j) with the largest |second-order coefficient|;
+    ties go to the pair of larger names (a, then b), as a reverse sort of (|value|, a, b) orders
+    them.  Found with numpy over the d x d matrix: the pairs themselves (d^2 / 2 of them, 5e7 at
+    d = 10,000) never become Python objects."""
     d = len(names)
-    inter = est.interactions_
-    pairs = sorted(((abs(inter[i, j]), names[i], names[j], float(inter[i, j]))
-                    for i in range(d) for j in range(i + 1, d)), reverse=True)[:TOP_INTERACTIONS]
-    return [dict(a=a, b=b, value=v) for _, a, b, v in pairs]
+    k = min(TOP_INTERACTIONS, d * (d - 1) // 2)
+    if k == 0:
+        return []
+    size = np.abs(est.interactions_)
+    size[~np.triu(np.ones((d, d), dtype=bool), 1)] = -1.0  # only the pairs i < j compete
+    flat = size.ravel()
+    cut = np.partition(flat, flat.size - k)[flat.size - k]
+    kept = np.flatnonzero(flat >= cut)
+    rows, cols = np.divmod(kept, d)
+    rank = np.empty(d, dtype=np.int64)
+    rank[np.argsort(np.array(names, dtype=str), kind="stable")] = np.arange(d)
+    best = kept[np.lexsort((-rank[cols], -rank[rows], -flat[kept]))[:k]]
+    return [dict(a=names[i], b=names[j], value=float(est.interactions_[i, j])) for i, j in zip(*np.divmod(best, d))]
+
+
+def estimator_display(est):
+    """A fitted symbolic model in a notebook (``interp.display``): the formula ``predict`` uses,
+    which columns monomial terms may read, the models by size with that row marked, its terms
+    and the feature importances."""
+    from interp.display import Display
+
+    names = [str(s) for s in feature_symbols(est)]
+    note = projection_note(est, names)
+    sections = [formula_section(est, "The model predict uses (4 significant digits)"),
+                *([Text("\n".join(note))] if note else []),
+                *([equations_table(est)] if _has_equations(est) else []), terms_table(est),
+                importance_table({n: float(v) for n, v in zip(names, est.feature_importances_)})]
+    return Display(f"{type(est).__name__}: {est.n_terms_} term(s) on {len(names)} features", sections)

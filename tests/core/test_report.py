@@ -90,9 +90,10 @@ def test_report_has_every_section_and_inline_images(tmp_path):
     assert (tmp_path / "plotter" / "explanation.json").is_file()
 
 
-def test_report_unknown_plugin_exits_2(tmp_path):
-    result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "nope", "--out", str(tmp_path)])
-    assert result.exit_code == 2 and "unknown plugin 'nope'" in result.output
+@pytest.mark.parametrize("flag", ["--methods", "--plugins"])
+def test_report_unknown_method_exits_2(tmp_path, flag):
+    result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", flag, "nope", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown method 'nope'" in result.output
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

@@ -439,6 +439,21 @@ def test_a_broken_embedding_fails_naming_the_problem(embed, message):
         check_embedding(Embedding("transposed", embed))
 
 
+def test_an_embedding_is_checked_with_its_parameters():
+    def powered(matrix, power=1.0):
+        if power > 2:  # a bug that only some parameters reach
+            return np.full((matrix.shape[0], 2), np.inf)
+        return _top2(np.power(matrix.toarray() if hasattr(matrix, "toarray") else matrix, power))
+
+    embedding = Embedding("powered", powered, defaults={"power": 0.5})
+    check_embedding(embedding)
+    check_embedding(embedding, {"power": 2.0})
+    with pytest.raises(ContractError, match="'powered': embed\\(\\) on a scipy.sparse CSR 9 x 9 matrix returned non-finite"):
+        check_embedding(embedding, {"power": 3.0})
+    with pytest.raises(interp.InputError, match="embedding 'powered' has no parameter 'pow' \\(it takes: power\\)"):
+        check_embedding(embedding, {"pow": 3.0})
+
+
 def test_an_embedding_that_changes_its_input_fails():
     def scale_in_place(matrix):
         matrix *= 2
