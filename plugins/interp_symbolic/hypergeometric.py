@@ -24,6 +24,7 @@ trailing zeros, and the sum they are given in the order of its terms.
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from dataclasses import dataclass
@@ -276,8 +277,19 @@ class LatexPrinter(_GivenOrder, _SympyLatex):
         return rf"\left({out}\right)^{{{exp}}}" if exp is not None else out
 
 
+#: a symbol name sympy's MathML may read as a name with sub- and superscripts (``u1``, ``x_2``)
+_PLAIN_NAME = re.compile(r"\w+")
+
+
 class MathMLPrinter(_GivenOrder, MathMLPresentationPrinter):
-    """sympy's presentation MathML, with pFq and G in their usual notation."""
+    """sympy's presentation MathML, with pFq and G in their usual notation, and a variable
+    whose name is not made of letters, digits and underscores (a column name from the data)
+    shown as written, escaped: sympy writes a name's text unescaped."""
+
+    def _print_Symbol(self, sym, style="plain"):
+        if _PLAIN_NAME.fullmatch(sym.name):
+            return super()._print_Symbol(sym, style)
+        return self._element("mi", text=html.escape(sym.name, quote=False))
 
     def _print_Float(self, expr):
         mn = super()._print_Float(expr)
