@@ -245,8 +245,27 @@ class TextPrinter(_GivenOrder, StrPrinter):
         return f"{orders}({f'{an}; {ao}'.strip()} | {f'{bm}; {bo}'.strip()} | {self._print(expr.argument)})"
 
 
+# a symbol sympy's LaTeX printer may write its own way (greek letters, x_1 as a subscript): letters
+# and digits, with at most one underscore between two such parts; any other name is set as text
+PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)?")
+LATEX_TEXT_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+                      "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+
+
+def latex_text(name: str) -> str:
+    """``name`` as LaTeX text, ``\\text{...}``, every character LaTeX treats specially escaped."""
+    return r"\text{" + "".join(LATEX_TEXT_ESCAPES.get(ch, ch) for ch in name) + "}"
+
+
 class LatexPrinter(_GivenOrder, _SympyLatex):
-    """sympy's LaTeX, with pFq written {}_pF_q(a; b; z)."""
+    """sympy's LaTeX, with pFq written {}_pF_q(a; b; z), and a feature name that is not a plain
+    identifier (``PLAIN_NAME``) set as escaped text: a column named ``a%b`` or ``x & y`` would
+    otherwise end the formula's line or break its alignment."""
+
+    def _print_Symbol(self, expr, style="plain"):
+        if PLAIN_NAME.fullmatch(expr.name):
+            return super()._print_Symbol(expr, style=style)
+        return latex_text(expr.name)
 
     def _print_Float(self, expr):
         mantissa, times, power = super()._print_Float(expr).partition(r" \cdot ")
