@@ -84,6 +84,11 @@ NOT_ELEMENTARY = ("besselj", "bessely", "besseli", "besselk", "gamma", "hyper", 
 # model_selection="simplest": the fewest terms whose held-out loss exceeds the best by at most this
 # fraction of the held-out target's variance (a held-out R^2 within 0.01 of the best)
 SIMPLEST_TOL = 0.01
+# a pursuit step's monomial term (or one with a prefactor) replaces the simpler kind's only when its
+# held-out loss is at most this fraction of that one's: each of its exponents reads one more power,
+# so it must halve what is left; an exact law's monomial wins by orders of magnitude, and on a noisy
+# black box a held-out loss a few tens of percent lower is within the noise of a few dozen rows
+KIND_MARGIN = 0.5
 HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the pursuit's starting points
 SCREEN_STREAM = 0x5C4EE  # ... and each pursuit step's subsample of rows (``_screened``)
 # a pursuit step fits every (kind, family, start) on at most this many training rows first, then
@@ -233,6 +238,18 @@ def _held_out_loss(term: Term, fit: Rows, held: Rows) -> float:
     pred = offset + term.weight * term.values(on.Xs, clip=False)
     loss = float(np.mean((on.t - pred) ** 2))
     return loss if np.isfinite(loss) else math.inf
+
+
+def _by_margin(best: list[_NewTerm], scale: float) -> _NewTerm:
+    """Of the best new term of each kind (simplest kind first), the one a pursuit step keeps: a
+    kind replaces the simpler one kept so far only when its held-out loss is at most
+    ``KIND_MARGIN`` times that one's (losses floored at ``EXACT_LOSS`` of ``scale``: below it
+    two exact terms tie, and the simpler stays)."""
+    kept = best[0]
+    for b in best[1:]:
+        if max(b.held_loss, EXACT_LOSS * scale) < KIND_MARGIN * max(kept.held_loss, EXACT_LOSS * scale):
+            kept = b
+    return kept
 
 
 def fit_memory(n_rows: int, n_features: int, n_starts: int) -> float:
@@ -662,8 +679,9 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             out = out if out.ok and out.loss <= c.loss else c
             term = kind.term(ridges[self.families_.index(c.family)], out)
             best.append(self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held))
-        # the simpler kind (earlier in ``kinds``) on a tie: losses below EXACT_LOSS of the variance are exact
-        return min(best, key=lambda b: max(b.held_loss, EXACT_LOSS * step.scale)) if best else None
+        for kind, b in zip(kinds, best):
+            log.info("step %d: best %s term, held-out loss %.4g", step.index + 1, kind.name, b.held_loss / step.scale)
+        return _by_margin(best, step.scale) if best else None
 
     def _scale(self, X):
         return (X - self.data_min_) / self.data_range_
