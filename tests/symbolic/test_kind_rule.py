@@ -10,7 +10,7 @@ import pytest
 import sympy
 from interp import load_dataset
 from interp_symbolic import SymbolicPursuitRegressor
-from interp_symbolic.estimator import KIND_MARGIN, SCORE_LOSS_FACTOR, _by_margin, _NewTerm
+from interp_symbolic.estimator import SCORE_LOSS_FACTOR, _by_margin, _NewTerm, kind_margin
 from interp_symbolic.projections import LINEAR, monomial_projection
 
 # what a reader cannot read as an elementary function (sympy's names of Bessel, Gamma,
@@ -40,18 +40,26 @@ def test_a_column_of_two_values_never_enters_a_monomial():
             assert term.prefactor.exponents[0] == 0.0
 
 
-@pytest.mark.parametrize("held, kept", [
-    ((1.0, 0.7, 0.6), 0),  # a monomial 40% better is not a clear margin: the linear term stays
-    ((1.0, 0.45, 0.5), 1),  # better than half: the monomial replaces it
-    ((1.0, 0.45, 0.2), 2),  # and a prefactor must beat the monomial by the same margin
-    ((1.0, 0.45, 0.3), 1),
-    ((1e-20, 0.0, 0.0), 0),  # exact fits tie, and the simplest kind stays
-    ((np.inf, 5.0, np.inf), 1),  # a kind whose loss is not finite never stays over a finite one
+def test_the_margin_is_three_standard_errors_of_a_mean_square():
+    rng = np.random.default_rng(0)
+    for n in (66, 300):
+        means = np.mean(rng.standard_normal((4000, n)) ** 2, axis=1)
+        spread = np.std(np.log(means))  # the relative standard error, measured
+        assert kind_margin(n) == pytest.approx(np.exp(-3 * spread), rel=0.03)
+    assert kind_margin(66) < kind_margin(300) < kind_margin(10_000) < 1
+
+
+@pytest.mark.parametrize("held, n_rows, kept", [
+    ((1.0, 0.7, 0.6), 66, 0),  # 40% better on 66 rows is within the noise: the linear term stays
+    ((1.0, 0.7, 0.6), 300, 1),  # on 300 rows 30% is three standard errors: the monomial replaces it
+    ((1.0, 0.45, 0.2), 66, 2),  # and a prefactor must beat the monomial by the same margin
+    ((1.0, 0.45, 0.3), 66, 1),
+    ((1e-20, 0.0, 0.0), 300, 0),  # exact fits tie, and the simplest kind stays
+    ((np.inf, 5.0, np.inf), 66, 1),  # a kind whose loss is not finite never stays over a finite one
 ])
-def test_a_richer_kind_replaces_a_simpler_one_only_by_a_clear_margin(held, kept):
-    assert KIND_MARGIN == 0.5
+def test_a_richer_kind_replaces_a_simpler_one_only_by_a_clear_margin(held, n_rows, kept):
     best = [_NewTerm(term=f"kind {i}", loss=h, held_loss=h) for i, h in enumerate(held)]
-    assert _by_margin(best, scale=1.0).term == f"kind {kept}"
+    assert _by_margin(best, scale=1.0, n_rows=n_rows).term == f"kind {kept}"
 
 
 def test_an_exact_monomial_law_still_wins_its_monomial_term():
