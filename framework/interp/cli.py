@@ -160,14 +160,15 @@ def _unknown_plugin(name: str) -> None:
     fail(f"unknown plugin {name!r}; available: {available}")
 
 
-def _load_data(data: str | None, target: str | None, dataset: str | None) -> Dataset:
-    """The data named by --data/--target or --dataset, or a one-line exit 2."""
+def _load_data(data: str | None, target: str | None, dataset: str | None, missing: bool = False) -> Dataset:
+    """The data named by --data/--target or --dataset, or a one-line exit 2; ``missing``: keep
+    missing numbers (a method that takes them will run)."""
     if (data is None) == (dataset is None):
         fail("give either --data FILE.csv --target COLUMN or --dataset NAME (see interp datasets)")
     if data is not None and target is None:
         fail("--data needs --target naming the label column")
     try:
-        return load_dataset(dataset if dataset is not None else data, target)
+        return load_dataset(dataset if dataset is not None else data, target, missing=missing)
     except InterpError as err:
         fail(str(err))
     raise AssertionError("unreachable")
@@ -206,7 +207,7 @@ def _run(plugin: str, data: str | None, target: str | None, dataset: str | None,
     \f
     Twelve parameters because click calls the command with every option of ``interp run`` as a
     keyword (the method's own options arrive in ``options``)."""
-    loaded = _load_data(data, target, dataset)
+    loaded = _load_data(data, target, dataset, missing=getattr(_loaded_registry().methods.get(plugin), "missing", False))
     model = _load_model(model_file, trust_model_file) if model_file is not None else None
     run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
     try:
@@ -288,12 +289,12 @@ def report_command(data: str | None, target: str | None, dataset: str | None, pl
     """Run several methods on one data set and write one self-contained HTML page."""
     from .report import Failure, render_html
 
-    loaded = _load_data(data, target, dataset)
     methods = _loaded_registry().methods
     names = [p.strip() for p in plugins.split(",") if p.strip()] if plugins else sorted(methods)
     for name in names:
         if name not in methods:
             _unknown_plugin(name)
+    loaded = _load_data(data, target, dataset, missing=any(methods[name].missing for name in names))
     results: list = []
     for name in names:
         if not quiet:

@@ -487,7 +487,9 @@ class Method:
     converted and defaulted from ``options``; the core fills in the plugin name, version and
     data set of the result.  ``run`` is a callable or a ``"package.module:function"`` string,
     imported only when the method runs, so that listing plugins stays fast.  ``task`` is
-    "classification", "regression" or "any": what target the method needs.
+    "classification", "regression" or "any": what target the method needs.  ``missing``: the
+    method takes rows with missing numbers (NaN in ``data.X`` and ``data.raw``); for any other
+    method the core refuses such data in one line before ``run`` is called.
     """
 
     name: str
@@ -496,6 +498,7 @@ class Method:
     options: tuple[Option, ...] = attrs.field(default=(), converter=tuple)
     task: str = "any"
     plugin: str = ""
+    missing: bool = False
 
     kind: ClassVar[str] = "method"
 

@@ -49,13 +49,16 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
     """Run method ``name`` on validated ``data``; fill in method, plugin, version and data set.
 
     ``options`` are converted, checked and completed with their declared defaults before the
-    method sees them.  An ``InterpError`` from the method passes through (bad input); any other
+    method sees them.  Data with missing numbers reach only a method that declares it takes them
+    (``Method.missing``).  An ``InterpError`` from the method passes through (bad input); any other
     exception becomes ``PluginBug`` (chained to the original), so that a bug is never shown as
     the user's fault.
     """
     ctx = ctx or RunContext()
     method = resolve("methods", name)
     data.require(method.task)
+    if not method.missing:
+        data.check_complete()
     resolved = method.resolve_options(options)
     try:
         run = method.load()

@@ -53,7 +53,11 @@ FACETS_METHOD = Method(
                                     "search (0: no limit; (lam, gamma) chosen by CV over the "
                                     "grid, as in the paper)", min=0),
         Option("max_points", int, 5, "every point within [-max_points, max_points]", min=1),
+        Option("pool", int, 0, "keep up to this many near-optimal cards (training loss within 5% of "
+                               "the best) and show them, with the share of them using each feature "
+                               "(0: none)", min=0),
     ),
+    missing=True,
 )
 
 
