@@ -1,5 +1,7 @@
-"""Cards with at most ``max_rows`` rows and points in [-max_points, max_points]: a local search
-on the integer points, the scale and intercept re-fitted at every step.
+"""Cards in a :class:`.space.CardSpace` (points within per-row bounds, at most ``max_rows`` rows
+and ``max_features`` features): a local search on the integer points, the scale and intercept
+re-fitted at every step.  Every move stays in the space; when its bounds fix the card's
+orientation (a monotone feature), a move whose refitted scale turns negative is not taken.
 
 The loss of an integer card ``u`` is ``F(u) = min_{a, b} loss(a X u + b, y)``: the card's points
 are frozen and only its scale (the grid step) and threshold are fitted, as :mod:`.refit` does.
@@ -9,7 +11,10 @@ are frozen and only its scale (the grid step) and threshold are fitted, as :mod:
   points),
 * a swap: one row out, another feature in at any non-zero value,
 * a pair step: two rows of the card each moved by +-1 (a shift the single moves cannot make
-  without a worse card in between, e.g. 2a + b -> 3a + 2b).
+  without a worse card in between, e.g. 2a + b -> 3a + 2b),
+* a refining move: ``c u + d e_j`` (c = 2, 3, ... while the points stay in bounds, d = +-1),
+  the card's ratios made finer on one row; its totals are ``s + (d / c) x_j`` up to the factor
+  c, which the refitted scale absorbs, so it is scored as a fractional single move.
 
 Every move of the neighbourhood is scored at once (vectorised) by the second-order model of
 ``F`` at the current card, with the scale and intercept re-optimised inside the model: with
@@ -471,7 +476,16 @@ def capped_path(X, y, objective: Objective, lams, space: CardSpace, options: Sol
             break
         start = WarmStart.from_result(res)
         seed = i if rows else seed
+        if rows and objective.loss == "logistic" and _separates(X @ np.round(res.u), y):
+            break  # its card separates the rows: weaker fits only widen the margin
     return CappedPath(coefs=U, intercepts=B, n_iter=iters, start=seed)
+
+
+def _separates(totals: np.ndarray, y: np.ndarray) -> bool:
+    """Whether the totals of a card put every positive row above every negative one (or below:
+    the scale's sign flips it)."""
+    pos, neg = totals[y > 0], totals[y <= 0]
+    return bool(pos.size and neg.size and (pos.min() > neg.max() or pos.max() < neg.min()))
 
 
 @attrs.frozen(eq=False)
