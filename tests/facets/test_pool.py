@@ -114,3 +114,33 @@ def test_the_command_line_shows_the_pool_and_its_feature_shares():
     assert any("choice among equals" in t for t in titles)
     # shares per original column (the card's rows of one column are one feature)
     assert set(pool["feature_share"]) <= set(interp.load_dataset("breast-cancer").feature_names)
+
+
+def test_the_html_report_shows_the_pool_tables():
+    from html.parser import HTMLParser
+
+    from interp.report import render_html
+    from interp.runner import RunContext, run_method
+
+    exp = run_method("facets", interp.load_dataset("breast-cancer"), {"max_rows": 4, "cv": 2, "pool": 8},
+                     RunContext(seed=0, quiet=True))
+    page = render_html([exp], "facets")
+
+    class Tables(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.cells, self.captions, self._in = [], [], None
+
+        def handle_starttag(self, tag, attrs):
+            self._in = tag
+
+        def handle_data(self, data):
+            if self._in in ("td", "th"):
+                self.cells.append(data.strip())
+
+    parsed = Tables()
+    parsed.feed(page)
+    pool = exp.payload["pool"]
+    assert "near-optimal cards" in page and "choice among equals" in page
+    assert pool["cards"][0]["card"] in parsed.cells  # the first card's rows, in a table cell
+    assert all(feature in parsed.cells for feature in pool["feature_share"])

@@ -3,8 +3,7 @@ the solver's box and in the card search, features made of several rows (max_feat
 missing values as a level of their own."""
 
 import itertools
-import subprocess
-import sys
+import json
 import warnings
 
 import attrs
@@ -197,11 +196,7 @@ def test_card_features_give_monotone_directions_to_rising_rows_only():
         design.monotone({"height": 1})
 
 
-def _run(*args):
-    return subprocess.run([sys.executable, "-m", "interp.cli", *args], capture_output=True, text=True)
-
-
-def test_missing_numbers_are_a_row_of_their_own_never_an_error(tmp_path):
+def test_missing_numbers_are_a_row_of_their_own_never_an_error(run, tmp_path):
     """A CSV with blank cells: facets runs, the card may hold "bmi is missing", every row is
     scored; a method that does not take missing values refuses in one line, as before."""
     rng = np.random.default_rng(0)
@@ -213,15 +208,14 @@ def test_missing_numbers_are_a_row_of_their_own_never_an_error(tmp_path):
     frame = pd.DataFrame({"bmi": np.where(missing, np.nan, bmi), "age": rng.integers(20, 80, n), "y": y})
     path = tmp_path / "blanks.csv"
     frame.to_csv(path, index=False)
-    done = _run("run", "--plugin", "facets", "--data", str(path), "--target", "y", "--cv", "2", "--format", "json")
-    assert done.returncode == 0, done.stderr
-    import json
-
-    payload = json.loads(done.stdout)["explanation"]
+    done = run("run", "--plugin", "facets", "--data", path, "--target", "y", "--cv", "2", "--max-rows", "4",
+               "--quiet", "--format", "json")
+    assert done.exit_code == 0, done.output
+    payload = json.loads(done.output)["explanation"]
     rows = {r["feature"]: r["points"] for r in payload["score_card"]["rows"]}
     assert rows.get("bmi is missing", 0) > 0
-    refused = _run("run", "--plugin", "featurevec", "--data", str(path), "--target", "y")
-    assert refused.returncode == 2 and "contains nan in 'bmi'" in refused.stderr
-    assert len(refused.stderr.strip().splitlines()) == 1
-    never = _run("run", "--plugin", "facets", "--data", str(path), "--target", "y", "--binarize", "never")
-    assert never.returncode == 2 and "leave out --binarize never" in never.stderr
+    refused = run("run", "--plugin", "featurevec", "--data", path, "--target", "y")
+    assert refused.exit_code == 2 and "contains nan in 'bmi'" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+    never = run("run", "--plugin", "facets", "--data", path, "--target", "y", "--binarize", "never")
+    assert never.exit_code == 2 and "leave out --binarize never" in never.output
