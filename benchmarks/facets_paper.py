@@ -23,13 +23,12 @@ integral non-null models) and optimal (integral models within 0.005 of the best 
 whole grid).
 
     python benchmarks/facets_paper.py [--gammas 24 --betas 100] [--only Breast,Heart]
-                                      [--n-jobs 2] [--scale maxabs] [--write-docs]
+                                      [--n-jobs 2] [--scale maxabs] [--page]
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import time
 import warnings
 from pathlib import Path
@@ -42,10 +41,10 @@ from sklearn.model_selection import StratifiedKFold
 from interp import progress
 from interp_facets import FacetsClassifierCV
 from interp_facets.refit import refit_scale
+from page import page
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / ".." / "shared" / "data" / "uci"
-DOCS = ROOT / "docs" / "methods" / "facets.md"
 SETS = [  # (paper name, file, paper's Facets accuracy, smaller grid for the big sets)
     ("Bank", "bankruptcy_processed.csv", 0.99, None),
     ("Breast", "breastcancer_data.csv", 0.97, None),
@@ -123,7 +122,7 @@ def run(name, target, small, args, X, y):
         "gamma": cv.best_gamma_, "beta": cv.best_beta_,
         "fallback": cv.best_score_, "fallback_integrity": float(r["mean_integrity"][cv.best_index_]),
     }
-    print(f"{name:10s} facets {row['facets']:.3f} strict {row['strict']:.3f} (paper {target:.2f}) best-any {top:.3f} "
+    print(f"- {name:10s} facets {row['facets']:.3f} strict {row['strict']:.3f} (paper {target:.2f}) best-any {top:.3f} "
           f"lasso {lasso:.3f} ridge {ridge:.3f} rounded {rounded:.3f} | grid {ng}x{nb}: "
           f"null {row['null']} integral {row['integral']} (strict {row['n_strict']}) optimal {optimal} | "
           f"{t_facets:.0f} s",
@@ -161,34 +160,26 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--scale", choices=["none", "maxabs"], default="none",
                     help="maxabs: divide each column by its largest |value| (sets not in [-1, 1])")
-    ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--page", action="store_true", help="also save the tables as docs/benchmarks/facets-paper[-SCALE].md")
     args = ap.parse_args()
     only = {s.strip().lower() for s in args.only.split(",") if s.strip()}
-    rows = []
-    with progress.quiet():
-        for name, file, target, small in SETS:
-            if only and name.lower() not in only:
-                continue
-            X, y = load(file)
-            if args.scale == "maxabs":
-                top = np.abs(X).max(axis=0)
-                if np.all(top <= 1):
-                    continue  # already in [-1, 1]: the same as the unscaled run
-                X = X / np.where(top > 0, top, 1.0)
-            rows.append(run(name, target, small, args, X, y))
-    text = tables(rows, args)
-    print()
-    print(text)
-    if args.write_docs:
-        marker = "facets-paper" if args.scale == "none" else f"facets-paper-{args.scale}"
-        doc = DOCS.read_text(encoding="utf-8")
-        new, found = re.subn(rf"(<!-- {marker}:start -->\n).*?(<!-- {marker}:end -->)",
-                             lambda m: m.group(1) + text + m.group(2), doc, flags=re.S)
-        if not found:
-            raise SystemExit(f"{DOCS} has no <!-- {marker}:start/end --> markers")
-        DOCS.write_text(new, encoding="utf-8")
-        print(f"wrote the tables into {DOCS}")
-
+    slug = "facets-paper" if args.scale == "none" else f"facets-paper-{args.scale}"
+    title = "Facets: the paper's Tables 1 and 2" + ("" if args.scale == "none" else f", features scaled ({args.scale})")
+    with page(slug, title, enabled=args.page, about=__doc__):
+        rows = []
+        with progress.quiet():
+            for name, file, target, small in SETS:
+                if only and name.lower() not in only:
+                    continue
+                X, y = load(file)
+                if args.scale == "maxabs":
+                    top = np.abs(X).max(axis=0)
+                    if np.all(top <= 1):
+                        continue  # already in [-1, 1]: the same as the unscaled run
+                    X = X / np.where(top > 0, top, 1.0)
+                rows.append(run(name, target, small, args, X, y))
+        print()
+        print(tables(rows, args))
 
 if __name__ == "__main__":
     main()

@@ -25,6 +25,7 @@ from interp_facets.path import fit_path
 from interp_facets.problem import Objective, gram_matrix, null_threshold
 from interp_facets.solver import SolverOptions
 from interp_facets.validation import resolve_penalty
+from page import run_page
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uci"
 FILES = {
@@ -192,4 +193,4 @@ def per_set(n_gammas=4, n_betas=10):
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "facets-speed", "Facets: speed against liblinear, and grid timings", about=__doc__)

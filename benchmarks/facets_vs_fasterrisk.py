@@ -342,7 +342,7 @@ def main(argv=None) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from page import page
 
-    with page("facets-fasterrisk", "Facets against FasterRisk", enabled=args.page):
+    with page("facets-fasterrisk", "Facets against FasterRisk", enabled=args.page, about=__doc__):
         ours, timed = {}, {}
         for name in names:  # FasterRisk re-timed on a set's first splits right after Facets ran
             ours[name] = facets_results(name, args.repeats, args.folds)

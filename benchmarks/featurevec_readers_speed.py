@@ -19,6 +19,7 @@ import numpy as np
 
 from interp_featurevec.paths import extract_paths, tree_arrays
 from interp_featurevec.readers import read_trees
+from page import run_page
 
 
 def models(X, y) -> dict:
@@ -71,4 +72,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "featurevec-readers-speed", "Feature Vectors: reading the trees of large models", about=__doc__)

@@ -19,6 +19,7 @@ import numpy as np
 
 from interp_featurevec import FeatureVectors
 from interp_featurevec.synthetic import sparse_wide
+from page import run_page
 
 
 def main() -> None:
@@ -47,4 +48,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "featurevec-scale", "Feature Vectors on 50,000 sparse features", about=__doc__)

@@ -30,6 +30,7 @@ from interp_featurevec.validation import (
     knockoff_angle_test,
     plot_curves,
 )
+from page import run_page
 
 ROOT = Path(__file__).resolve().parents[1]
 IMG = ROOT / "docs" / "methods" / "img"
@@ -112,4 +113,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "featurevec-stability", "Feature Vectors: stability over seeds, knockoffs, SSS and SDS", about=__doc__)

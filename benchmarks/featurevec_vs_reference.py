@@ -31,6 +31,7 @@ from sklearn.datasets import load_breast_cancer
 
 from interp_featurevec import FeatureVectors
 from interp_featurevec.synthetic import exchangeable_pairs
+from page import run_page
 
 VENV = Path("/tmp/bench-venvs/featurevec-ref")
 PY = VENV / "bin" / "python"
@@ -110,4 +111,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "featurevec-vs-reference", "Feature Vectors against the reference package", about=__doc__)

@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from page import run_page
 
 ROOT = Path(__file__).resolve().parents[1]
 UCI = ROOT.parent / "shared" / "data" / "uci"
@@ -197,4 +198,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "featurevec-vs-treeshap", "Feature Vectors against TreeSHAP", about=__doc__)

@@ -32,6 +32,7 @@ from interp_propositional import PropositionalSVC
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scaling import write_design  # noqa: E402 - the scaling benchmark's synthetic design
+from page import run_page
 
 ADULT = Path(__file__).parents[2] / "shared" / "data" / "uci" / "adult_data.csv"
 FORMULAS = ("a & ~b", "(a | b) ^ ~c", "(~a <-> ~b <-> ~c) ^ nimp(d, e)", None)  # None: selected by radius-margin ratio
@@ -74,4 +75,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "propositional-approximation", "Propositional kernels: the Nystroem approximation against the exact SVM", about=__doc__)

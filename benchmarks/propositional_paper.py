@@ -47,6 +47,7 @@ from interp_propositional import (
     random_formula,
     select_kernel,
 )
+from page import run_page
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "categorical"
 C_GRID = (0.1, 1.0, 10.0, 100.0)
@@ -226,4 +227,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "propositional-paper", "Propositional kernels: the paper's experiments", about=__doc__)

@@ -20,6 +20,7 @@ from scipy.special import binom
 
 from interp_propositional import boolean_kernel, n_leaves, parse, propositional_kernel
 from interp_propositional import kernels as km
+from page import run_page
 
 FORMULA = "((a & ~b) | (c ^ d)) -> (nand(e, f) <-> (g | ~h)) & (i -> j)"
 
@@ -95,4 +96,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "propositional-speed", "Propositional kernels: speed", about=__doc__)

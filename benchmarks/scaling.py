@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from page import run_page
 
 METHODS = ("featurevec", "facets", "symbolic", "propositional")
 N_FEATURES = 30
@@ -114,4 +115,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "scaling", "Every method as the rows grow", about=__doc__)

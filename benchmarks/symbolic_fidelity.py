@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from interp_symbolic import SymbolicPursuitRegressor
+from page import run_page
 
 B5 = np.array([0.5, -1.0, 0.3, 0.8, -0.2])
 FUNCS = {
@@ -76,4 +77,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "symbolic-fidelity", "Symbolic Pursuit: fidelity and fit time", about=__doc__)

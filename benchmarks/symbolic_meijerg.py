@@ -21,7 +21,7 @@ Last, the time of (2,2,3,3) draws at ``BLAS_POINTS`` points (series of ~1,000 te
 large products on one BLAS thread (``scaled.BLAS_THREADS_FROM``, as the package runs them) and
 on as many as BLAS likes, wall and CPU time.
 
-    python benchmarks/symbolic_meijerg.py [draws per configuration, default 200]
+    python benchmarks/symbolic_meijerg.py [draws per configuration, default 200] [--page]
 """
 
 import sys
@@ -37,6 +37,7 @@ from interp_symbolic.meijer.coefficients import cached_block_coeffs
 from interp_symbolic.meijer.scaled import sum_scaled
 from interp_symbolic.meijer.series import Parameters
 from interp_symbolic.meijer.strategy import GROUP_SAVE
+from page import run_page
 
 DRAWS = 200
 POINTS = 100
@@ -164,7 +165,12 @@ def blas_threads():
     scaled.BLAS_THREADS_FROM = threshold
 
 
-if __name__ == "__main__":
+def run():
+    """The whole benchmark: draws per configuration from the command line (default ``DRAWS``)."""
     main(int(sys.argv[1]) if len(sys.argv) > 1 else DRAWS)
     pass_cost()
     blas_threads()
+
+
+if __name__ == "__main__":
+    run_page(run, "symbolic-meijerg", "Symbolic Pursuit: Meijer G-functions against mpmath", about=__doc__)

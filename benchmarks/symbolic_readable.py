@@ -61,6 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from page import run_page
 
 ROOT = Path(__file__).resolve().parents[1]
 UCI = ROOT.parent / "shared" / "data" / "uci"
@@ -381,4 +382,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_page(main, "symbolic-readable", "Symbolic Pursuit: readable formulas against gplearn", about=__doc__)

@@ -31,6 +31,7 @@ import venv
 from pathlib import Path
 
 import numpy as np
+from page import run_page
 
 ROOT = Path("/tmp/bench-venvs/symbolic-pursuit")
 PY = ROOT / "venv" / "bin" / "python"
@@ -151,4 +152,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_page(main, "symbolic-vs-reference", "Symbolic Pursuit against the reference package", about=__doc__)

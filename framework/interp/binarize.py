@@ -49,8 +49,10 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    max_levels : numeric columns with at most this many distinct values are one-hot encoded.
-    n_thresholds : quantile thresholds for the other numeric columns (evenly spaced quantiles).
+    max_levels : int, default=10
+        Numeric columns with at most this many distinct values are one-hot encoded.
+    n_thresholds : int, default=3
+        Quantile thresholds for the other numeric columns (evenly spaced quantiles).
     """
 
     def __init__(self, max_levels: int = 10, n_thresholds: int = 3) -> None:
@@ -95,7 +97,7 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
 
     def _encode_column(self, col: str, series: pd.Series) -> tuple[tuple, list[str]]:
         """(encoding, output names) of one column; the encoding is (kind, info, has_missing),
-        what :meth:`_column_block` reads back."""
+        what `_column_block` reads back."""
         numeric = _as_numeric(series)
         if numeric is None:
             levels = sorted(_levels(series).unique())

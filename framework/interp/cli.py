@@ -1,24 +1,59 @@
-"""The ``interp`` command line: plugins, datasets, run, show, and commands added by plugins."""
+"""The ``interp`` command line: plugins, datasets, run, show, report, and commands added by plugins.
+
+Every line the command line prints goes through ``echo``, which shows control characters as
+visible escapes (``interp.terminal.visible``): column names, cell values, messages and tracebacks
+quote the user's files, and nothing in them may drive the terminal.  click's own error messages
+and Python warnings are routed through it too (``InterpGroup``).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
+import os
 import sys
+import tempfile
+import traceback
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
+import attrs
 import click
 
 from . import __version__
 from .components import Option
 from .data import Dataset, bundled_datasets, load_dataset
 from .errors import InterpError
-from .registry import PluginWarning, call_command_hooks, get_registry
-from .runner import PluginBug, RunContext, run_method
-from .runs import load_run, save_run
+from .registry import CATALOGUES, PluginWarning, get_registry, library_catalogues
+from .registry import commands as plugin_commands
+from .runner import PluginBug, RunContext, run_method, save_result
+from .runs import check_run_folder, load_run
+from .scaffold import KINDS, new_plugin
+from .terminal import visible
 
 _TYPES = {int: click.INT, float: click.FLOAT, str: click.STRING}
+
+
+#: the plugins whose load traceback this command has shown; None without --debug
+_debug_shown: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("interp_debug", default=None)
+
+
+def echo(text: str, err: bool = False) -> None:
+    """Print ``text`` (a line or a block) on stdout, or stderr with ``err``: control characters
+    as visible escapes, newlines and tabs kept."""
+    click.echo(visible(text), err=err)
+
+
+def echo_json(value: Any, indent: int | None = 2) -> None:
+    """Print ``value`` as JSON: every control character is a JSON escape (DEL too, which
+    ``json`` leaves raw), so the text is valid JSON and safe on a terminal."""
+    echo(json.dumps(value, indent=indent, allow_nan=False).replace("\x7f", "\\u007f"))
+
+
+def _show_warning(message: Any, category: type, *args: Any, **kwargs: Any) -> None:
+    echo(f"warning: {visible(str(message), one_line=True)}", err=True)
 
 
 class _Exit2(click.ClickException):
@@ -27,7 +62,7 @@ class _Exit2(click.ClickException):
     exit_code = 2
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"Error: {self.message}", err=True)
+        echo(f"Error: {visible(self.message, one_line=True)}", err=True)
 
 
 def fail(message: str) -> None:
@@ -36,40 +71,75 @@ def fail(message: str) -> None:
 
 
 def _loaded_registry(echo_warnings: bool = True):
-    """The registry, with plugin load warnings turned into stderr lines."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PluginWarning)
-        try:
-            registry = get_registry()
-        except InterpError as err:  # strict mode
-            fail(str(err))
-    for w in caught if echo_warnings else ():
-        click.echo(f"warning: {w.message}", err=True)
+    """The registry, with plugin load warnings turned into stderr lines; with --debug, the
+    traceback of each plugin that failed to load (once)."""
+    registry = _with_plugin_warnings(get_registry, echo_warnings)
+    shown = _debug_shown.get()
+    for info in registry.plugins if shown is not None else ():
+        if info.status == "failed" and info.traceback and info.name not in shown:
+            shown.add(info.name)
+            echo(f"plugin {info.name!r} failed to load:\n{info.traceback.rstrip()}", err=True)
     return registry
 
 
-class InterpGroup(click.Group):
-    """The root group; commands that plugins add through ``register_commands`` appear here."""
+def _with_plugin_warnings(call: Callable[[], Any], echo: bool = True) -> Any:
+    """``call()``, with the plugin warnings it raises turned into stderr lines (or dropped), and
+    a strict-mode plugin error into a one-line exit 2."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PluginWarning)
+        try:
+            result = call()
+        except InterpError as err:  # strict mode
+            fail(str(err))
+    for w in caught if echo else ():
+        _show_warning(w.message, w.category)
+    return result
 
-    _plugin_commands: dict[str, click.Command] | None = None
+
+@contextlib.contextmanager
+def _visible_errors() -> Iterator[None]:
+    """click's own error messages (a bad option value, an unknown option) quote what the user
+    typed: made one visible line before click prints them."""
+    try:
+        yield
+    except click.ClickException as err:
+        err.message = visible(err.message, one_line=True)
+        raise
+
+
+class InterpGroup(click.Group):
+    """The root group; commands that plugins add through ``register_commands`` appear here,
+    under the registry's name rules (interp's own commands are never replaced)."""
+
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        """click's ``main``, with ``--debug`` anywhere on the line noted and every warning
+        printed as one visible line (``echo``)."""
+        args = list(sys.argv[1:] if args is None else args)
+        token = _debug_shown.set(set() if "--debug" in args else None)
+        try:
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                return super().main(args, *rest, **kwargs)
+        finally:
+            _debug_shown.reset(token)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _visible_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; with --debug, every plugin that failed to load shows its traceback
+        first, whatever the command."""
+        with _visible_errors():
+            if _debug_shown.get() is not None:
+                _loaded_registry()
+            return super().invoke(ctx)
 
     def _extra(self) -> dict[str, click.Command]:
-        if self._plugin_commands is None:
-            _loaded_registry()
-            holder = click.Group("plugins")
-            found: dict[str, click.Command] = {}
-
-            def failed(plugin: str, err: BaseException) -> None:
-                click.echo(f"warning: plugin {plugin!r} failed to add commands: {err}", err=True)
-
-            call_command_hooks(holder, failed)
-            for name, command in holder.commands.items():
-                if name in self.commands:
-                    click.echo(f"warning: a plugin's command {name!r} clashes with a built-in; skipped", err=True)
-                else:
-                    found[name] = command
-            self._plugin_commands = found
-        return self._plugin_commands
+        """The plugins' commands (gathered again only when the loaded plugins change)."""
+        _loaded_registry()
+        found = _with_plugin_warnings(lambda: plugin_commands(self.commands))
+        return {name: entry.command for name, entry in found.items()}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self._extra()))
@@ -78,46 +148,97 @@ class InterpGroup(click.Group):
         return self.commands.get(name) or self._extra().get(name)
 
 
+_DEBUG_HELP = "Show tracebacks: of a plugin's bug, and of each plugin that failed to load."
+
+
+def _debug_option(command: Callable) -> Callable:
+    """``--debug`` on a command (``InterpGroup.main`` reads it wherever it is on the line)."""
+    return click.option("--debug", "debug", is_flag=True, help=_DEBUG_HELP)(command)
+
+
 @click.group(cls=InterpGroup)
 @click.version_option(__version__, prog_name="interp")
-def cli() -> None:
+@_debug_option
+def cli(debug: bool) -> None:
     """interp: interpret machine-learning models with pluggable methods."""
 
 
 @cli.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
 @click.option("--verbose", "-v", is_flag=True, help="List each registered component with its description.")
-def plugins_command(as_json: bool, verbose: bool) -> None:
-    """List installed plugins: version, origin, status and what each registered."""
+@_debug_option
+def plugins_command(as_json: bool, verbose: bool, debug: bool) -> None:
+    """List installed plugins: version, origin, status, what each registered (in interp's
+    catalogues, the commands and the catalogues libraries add), the names it shares with
+    others and who got them, and the hooks it implements and adds."""
     registry = _loaded_registry(echo_warnings=False)
-    rows = [{**info.to_dict(), "descriptions": _descriptions(registry, info.registered)} for info in registry.plugins]
+    catalogues = _with_plugin_warnings(lambda: _all_catalogues(registry), echo=False)
+    rows = [{**info.to_dict(), "descriptions": _descriptions(catalogues, info.registered)}
+            for info in registry.plugins]
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        echo_json(rows)
         return
     if not rows:
-        click.echo("no plugins installed")
-    for info in rows:
-        click.echo(f"{info['name']} {info['version']} ({info['source']}): {info['status']}")
-        if info["error"]:
-            click.echo(f"    {info['error']}")
-        for catalogue, names in info["registered"].items():
-            label = catalogue.replace("_", " ")
-            if not verbose:
-                click.echo(f"    {label}: {', '.join(names)}")
-                continue
-            click.echo(f"    {label}:")
-            width = max(len(name) for name in names)
-            for name, text in info["descriptions"][catalogue].items():
-                click.echo(f"        {name:<{width}}  {text}".rstrip())
+        echo("no plugins installed")
+    for row, info in zip(rows, registry.plugins):
+        echo(f"{' '.join(filter(None, (row['name'], row['version'])))} ({row['source']}): {row['status']}")
+        for line in _plugin_lines(row, info, verbose):
+            echo(f"    {line}")
 
 
-def _descriptions(registry: Any, registered: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+def _all_catalogues(registry: Any) -> dict[str, Any]:
+    """Catalogue key -> catalogue: interp's, the commands plugins add, and libraries' (which
+    records every plugin's part in each on its ``PluginInfo``)."""
+    found = {key: getattr(registry, key) for key in CATALOGUES}
+    found["commands"] = plugin_commands(cli.commands)
+    found.update(library_catalogues())
+    return found
+
+
+def _plugin_lines(row: dict[str, Any], info: Any, verbose: bool) -> list[str]:
+    """The indented lines of one plugin in the text listing."""
+    lines = [row["error"]] if row["error"] else []
+    if info.replaces:
+        lines.append(f"replaces: {', '.join(info.replaces)}")
+    for catalogue, names in row["registered"].items():
+        label = catalogue.replace("_", " ")
+        if not verbose:
+            lines.append(f"{label}: {', '.join(names)}")
+            continue
+        lines.append(f"{label}:")
+        width = max(len(name) for name in names)
+        lines += [f"    {name:<{width}}  {text}".rstrip() for name, text in row["descriptions"][catalogue].items()]
+    lines += _conflict_lines(info)
+    if info.hooks:
+        lines.append(f"hooks: {', '.join(info.hooks)}")
+    if info.hookspecs:
+        lines.append(f"adds hooks: {', '.join(info.hookspecs)}")
+    return lines
+
+
+def _conflict_lines(info: Any) -> list[str]:
+    """A plugin's conflicts: names that changed hands by declaration grouped by the other
+    plugin (``taken from`` / ``replaced by``), every other conflict on a line of its own."""
+    moved: dict[str, dict[str, list[str]]] = {}
+    lines = []
+    for conflict in info.conflicts:
+        if not conflict.silent():
+            lines.append(f"conflict: {conflict.seen_by(info.name)}")
+            continue
+        heading = (f"taken from {', '.join(conflict.losers())}" if conflict.winner == info.name
+                   else f"replaced by {conflict.winner}")
+        moved.setdefault(heading, {}).setdefault(conflict.catalogue.replace("_", " "), []).append(conflict.name)
+    return [f"{heading}: " + "; ".join(f"{label} {', '.join(names)}" for label, names in groups.items())
+            for heading, groups in moved.items()] + lines
+
+
+def _descriptions(catalogues: dict[str, Any], registered: dict[str, list[str]]) -> dict[str, dict[str, str]]:
     """Catalogue -> component name -> its one-line description (a method's summary)."""
     out: dict[str, dict[str, str]] = {}
     for catalogue, names in registered.items():
-        components = getattr(registry, catalogue)
-        out[catalogue] = {name: _one_line(getattr(components[name], "description", None)
-                                            or getattr(components[name], "summary", "")) for name in names}
+        components = catalogues.get(catalogue, {})
+        out[catalogue] = {name: _one_line(getattr(components.get(name), "description", None)
+                                            or getattr(components.get(name), "summary", "")) for name in names}
     return out
 
 
@@ -127,37 +248,56 @@ def _one_line(text: str) -> str:
 
 
 @cli.command("datasets")
-def datasets_command() -> None:
+@_debug_option
+def datasets_command(debug: bool) -> None:
     """List the data sets bundled with interp (use them with --dataset NAME)."""
     for info in bundled_datasets().values():
-        click.echo(f"{info.name:<16} target={info.target:<12} {info.description}")
+        echo(f"{info.name:<16} target={info.target:<12} {info.description}")
 
 
-def _click_option(opt: Option) -> click.Option:
+def _click_options(opt: Option, registry: Any) -> list[click.Option]:
+    """The click option of ``opt`` and, for an option naming one component, its ``--NAME-param``
+    (whose help lists the parameters each registered component of the catalogue takes); every
+    help, which click prints, made visible."""
     if opt.type is bool:
-        return click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default), help=opt.help,
-                            show_default=True)
+        return [click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default),
+                             help=visible(opt.help), show_default=True)]
     kind = click.Choice(opt.choices) if opt.choices else _TYPES[opt.type]
-    return click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=opt.help,
-                        show_default=opt.default is not None)
+    option = click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=visible(opt.help),
+                          show_default=opt.default is not None, metavar="NAMES" if opt.many else None)
+    if opt.params_name is None:
+        return [option]
+    takes = "; ".join(f"{name}: " + ", ".join(f"{k}={v}" for k, v in component.defaults.items())
+                      for name, component in getattr(registry, opt.catalogue).items() if component.defaults)
+    return [option, click.Option([opt.params_flag, opt.params_name], multiple=True, metavar="NAME=VALUE",
+                                 help=visible(f"a parameter of the chosen {opt.flag[2:]}, repeatable "
+                                              f"(defaults: {takes or 'none takes any'})"))]
 
 
-def _peek_plugin(args: list[str]) -> str | None:
+_METHOD_FLAGS = ("--method", "--plugin")
+
+
+def _peek_method(args: list[str]) -> str | None:
+    """The method named by ``--method NAME`` (or its alias ``--plugin``) among ``args``."""
     for i, arg in enumerate(args):
-        if arg == "--plugin" and i + 1 < len(args):
+        if arg in _METHOD_FLAGS and i + 1 < len(args):
             return args[i + 1]
-        if arg.startswith("--plugin="):
-            return arg.split("=", 1)[1]
+        flag, sep, value = arg.partition("=")
+        if sep and flag in _METHOD_FLAGS:
+            return value
     return None
 
 
-def _unknown_plugin(name: str) -> None:
+def _unknown_method(name: str) -> None:
     registry = _loaded_registry()
     available = ", ".join(sorted(registry.methods)) or "none"
     for info in registry.plugins:
         if info.name == name and info.status != "loaded":
-            fail(f"plugin {name!r} is {info.status}: {info.error or 'see interp plugins'}")
-    fail(f"unknown plugin {name!r}; available: {available}")
+            fail(f"method {name!r} is unavailable: plugin {name!r} is {info.status}: "
+                 f"{info.error or 'see interp plugins'}")
+    if registry.methods.refusal(name):
+        fail(f"method {name!r} is not available: {registry.methods.refusal(name)}")
+    fail(f"unknown method {name!r}; available: {available}")
 
 
 def _load_data(data: str | None, target: str | None, dataset: str | None, missing: bool = False) -> Dataset:
@@ -175,21 +315,22 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, missin
 
 
 class RunCommand(click.Command):
-    """`interp run`: the chosen method's own options are added once --plugin is known."""
+    """`interp run`: the chosen method's own options are added once --method is known."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
         self.params = list(_RUN_PARAMS)
-        name = _peek_plugin(args)
+        name = _peek_method(args)
         if name is not None:
-            methods = _loaded_registry().methods
+            registry = _loaded_registry()
+            methods = registry.methods
             if name not in methods:
-                _unknown_plugin(name)
-            self.params += [_click_option(opt) for opt in methods[name].options]
-            self.help = f"Run the {name!r} method: {methods[name].summary}"
+                _unknown_method(name)
+            self.params += [option for opt in methods[name].options for option in _click_options(opt, registry)]
+            self.help = visible(f"Run the {name!r} method: {methods[name].summary}")
         elif "--help" in args:
             methods = _loaded_registry().methods
-            self.epilog = "Installed methods: " + (", ".join(sorted(methods)) or "none")
+            self.epilog = visible("Installed methods: " + (", ".join(sorted(methods)) or "none"))
         return super().make_context(info_name, args, parent, **extra)
 
 
@@ -199,33 +340,40 @@ class _Bug(_Exit2):
     exit_code = 1
 
 
-def _run(plugin: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
+def _bug(err: PluginBug) -> None:
+    """Exit 1 with one line naming the plugin at fault, and with --debug its traceback first."""
+    if _debug_shown.get() is not None:
+        echo("".join(traceback.format_exception(err.original)).rstrip(), err=True)
+        raise _Bug(str(err))
+    raise _Bug(f"{err} (run again with --debug for the traceback)")
+
+
+def _run(method: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
          seed: int, quiet: bool, n_jobs: int | None, model_file: str | None, trust_model_file: bool,
          debug: bool, **options: Any) -> None:
-    """Run one interpretation method on a data set (see --plugin NAME --help for its options).
+    """Run one interpretation method on a data set (see --method NAME --help for its options).
 
     \f
     Twelve parameters because click calls the command with every option of ``interp run`` as a
     keyword (the method's own options arrive in ``options``)."""
-    loaded = _load_data(data, target, dataset, missing=getattr(_loaded_registry().methods.get(plugin), "missing", False))
-    model = _load_model(model_file, trust_model_file) if model_file is not None else None
-    run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
+    loaded = _load_data(data, target, dataset, missing=getattr(_loaded_registry().methods.get(method), "missing", False))
     try:
-        explanation = run_method(plugin, loaded, options, run_ctx)
+        if out:
+            check_run_folder(out)
+        model = _load_model(model_file, trust_model_file) if model_file is not None else None
+        run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
+        explanation = run_method(method, loaded, options, run_ctx)
+        written = save_result(explanation, out) if out else []
     except PluginBug as err:
-        if debug:
-            raise err.original
-        raise _Bug(f"{err} (run again with --debug for the traceback)") from None
+        _bug(err)
     except InterpError as err:
         fail(str(err))
-    if out:
-        written = save_run(explanation, out)
-        if not quiet and fmt == "text":
-            click.echo(f"saved {', '.join(p.name for p in written)} in {out}", err=True)
+    if written and not quiet and fmt == "text":
+        echo(f"saved {', '.join(p.name for p in written)} in {out}", err=True)
     if fmt == "json":
-        click.echo(json.dumps(explanation.to_dict(), allow_nan=False))
+        echo_json(explanation.to_dict(), indent=None)
     else:
-        click.echo(explanation.summary())
+        echo(explanation.summary())
 
 
 def _load_model(model_file: str, trusted: bool) -> Any:
@@ -242,11 +390,12 @@ def _load_model(model_file: str, trusted: bool) -> Any:
 
 
 _RUN_PARAMS = [
-    click.Option(["--plugin", "plugin"], required=True, help="The method to run (see interp plugins)."),
+    click.Option(["--method", "--plugin", "method"], required=True,
+                 help="The method to run (see interp plugins); --plugin is an alias."),
     click.Option(["--data", "data"], type=click.Path(), help="CSV file with a header row."),
     click.Option(["--target", "target"], help="The label column of --data."),
     click.Option(["--dataset", "dataset"], help="A bundled data set (see interp datasets)."),
-    click.Option(["--out", "out"], type=click.Path(file_okay=False),
+    click.Option(["--out", "out"], type=click.Path(),
                  help="Save explanation.json, plots and the estimator in this folder."),
     click.Option(["--format", "fmt"], type=click.Choice(["text", "json"]), default="text", show_default=True),
     click.Option(["--seed", "seed"], type=int, default=0, show_default=True, help="Random seed."),
@@ -256,7 +405,7 @@ _RUN_PARAMS = [
                  help="A fitted model (joblib/pickle) for methods that explain one."),
     click.Option(["--trust-model-file", "trust_model_file"], is_flag=True,
                  help="Allow --model-file: unpickling runs code from the file."),
-    click.Option(["--debug", "debug"], is_flag=True, help="Show the traceback of a plugin's bug."),
+    click.Option(["--debug", "debug"], is_flag=True, help=_DEBUG_HELP),
 ]
 
 cli.add_command(RunCommand("run", callback=_run, params=list(_RUN_PARAMS),
@@ -266,51 +415,133 @@ cli.add_command(RunCommand("run", callback=_run, params=list(_RUN_PARAMS),
 @cli.command("show")
 @click.argument("run_dir", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the saved JSON.")
-def show_command(run_dir: str, as_json: bool) -> None:
+@_debug_option
+def show_command(run_dir: str, as_json: bool, debug: bool) -> None:
     """Print the summary of a run saved with `interp run --out DIR`."""
     try:
         explanation = load_run(run_dir)
     except InterpError as err:
         fail(str(err))
-    click.echo(explanation.to_json() if as_json else explanation.summary())
+    if as_json:
+        echo_json(explanation.to_dict())
+    else:
+        echo(explanation.summary())
 
 
 @cli.command("report")
 @click.option("--data", type=click.Path(), help="CSV file with a header row.")
 @click.option("--target", help="The label column of --data.")
 @click.option("--dataset", help="A bundled data set (see interp datasets).")
-@click.option("--plugins", "plugins", help="Comma-separated methods to run (default: all installed).")
-@click.option("--out", type=click.Path(file_okay=False), default="interp-report", show_default=True,
+@click.option("--methods", "--plugins", "methods",
+              help="Comma-separated methods to run (default: all installed); --plugins is an alias.")
+@click.option("--out", type=click.Path(), default="interp-report", show_default=True,
               help="Folder for report.html and each method's saved run.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def report_command(data: str | None, target: str | None, dataset: str | None, plugins: str | None, out: str,
-                   seed: int, quiet: bool) -> None:
-    """Run several methods on one data set and write one self-contained HTML page."""
-    from .report import Failure, render_html
+@_debug_option
+def report_command(data: str | None, target: str | None, dataset: str | None, methods: str | None, out: str,
+                   seed: int, quiet: bool, debug: bool) -> None:
+    """Run several methods on one data set and write one self-contained HTML page.
 
-    methods = _loaded_registry().methods
-    names = [p.strip() for p in plugins.split(",") if p.strip()] if plugins else sorted(methods)
+    Exit code 0 when every method ran, 1 when one failed by a plugin's bug, 2 when one could
+    not run on the data (the page is written in both cases and shows why)."""
+    from .report import anchors, page_html
+
+    registered = _loaded_registry().methods
+    names = [p.strip() for p in methods.split(",") if p.strip()] if methods else sorted(registered)
+    names = list(dict.fromkeys(names))
     for name in names:
-        if name not in methods:
-            _unknown_plugin(name)
-    loaded = _load_data(data, target, dataset, missing=any(methods[name].missing for name in names))
-    results: list = []
-    for name in names:
+        if name not in registered:
+            _unknown_method(name)
+    loaded = _load_data(data, target, dataset, missing=any(registered[name].missing for name in names))
+    folders = anchors(names)
+    _check_report_folder(Path(out), folders)
+    parts, failures = [], {}
+    for name, anchor in zip(names, folders):
         if not quiet:
-            click.echo(f"running {name} ...", err=True)
-        try:
-            explanation = run_method(name, loaded, {}, RunContext(seed=seed, quiet=quiet))
-        except InterpError as err:
-            results.append(Failure(name, str(err).strip().splitlines()[0]))
-            continue
-        save_run(explanation, Path(out) / name)
-        results.append(explanation)
-    page = Path(out) / "report.html"
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(render_html(results, f"interp report: {loaded.name}"), encoding="utf-8")
-    failed = [r.plugin for r in results if isinstance(r, Failure)]
-    click.echo(f"wrote {page}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""))
+            echo(f"running {name} ...", err=True)
+        part, failure = _report_part(name, anchor, loaded, Path(out), RunContext(seed=seed, quiet=quiet))
+        parts.append(part)
+        if failure is not None:
+            failures[name] = failure
+            echo(f"failed: {name}: {visible(str(failure), one_line=True)}", err=True)
+    page = _write_page(Path(out), page_html(parts, f"interp report: {loaded.name}"))
+    echo(f"wrote {page}" + (f" ({len(failures)} failed: {', '.join(failures)})" if failures else ""))
+    if failures:
+        sys.exit(1 if any(isinstance(f, PluginBug) for f in failures.values()) else 2)
+
+
+def _check_report_folder(out: Path, folders: list[str]) -> None:
+    """Exit 2 before any method runs when the page or a method's run cannot be written."""
+    from .runs import check_writable
+
+    try:
+        if out.exists() and not out.is_dir():
+            fail(f"cannot write the report in {str(out)!r}: it is a file, not a folder")
+        check_writable(out, f"cannot write the report in {str(out)!r}")
+        for folder in folders:
+            check_run_folder(out / folder)
+    except InterpError as err:
+        fail(str(err))
+
+
+def _report_part(name: str, anchor: str, data: Dataset, out: Path, ctx: RunContext) -> tuple[Any, InterpError | None]:
+    """One method's part of the report: run, saved in ``out/anchor``, rendered; or, when any
+    stage fails, a section that says why, and the error."""
+    from .registry import resolve
+    from .report import Failure, Part, explanation_html, failure_html
+    from .runner import blame
+
+    try:
+        explanation = run_method(name, data, {}, ctx)
+        saved = {path.stem: path.read_bytes() for path in save_result(explanation, out / anchor)
+                 if path.suffix == ".png"}  # each figure is drawn once, for the run and the page
+        with blame(resolve("methods", name)):
+            shown = attrs.evolve(explanation, figures={n: saved[n] for n in explanation.figures})
+            return Part(name, anchor, explanation_html(shown, anchor)), None
+    except InterpError as err:
+        if isinstance(err, PluginBug) and _debug_shown.get() is not None:
+            echo("".join(traceback.format_exception(err.original)).rstrip(), err=True)
+        message = visible(str(err), one_line=True)
+        return Part(name, anchor, failure_html(Failure(name, message), anchor)), err
+
+
+def _write_page(out: Path, page: str) -> Path:
+    """Write ``out/report.html`` whole (a temporary file renamed), or exit 2 saying why not."""
+    path = out / "report.html"
+    partial = None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out, suffix=".partial", delete=False) as f:
+            partial = f.name
+            f.write(page)
+        os.replace(partial, path)
+    except OSError as err:
+        if partial is not None:
+            Path(partial).unlink(missing_ok=True)
+        fail(f"cannot write {str(path)!r}: {err.strerror or err}")
+    return path
+
+
+@cli.command("new-plugin", epilog="Kinds: " + "; ".join(f"{k}: {v.summary}" for k, v in KINDS.items()) + ".")
+@click.argument("name")
+@click.option("--kind", required=True, type=click.Choice(list(KINDS)), help="What the plugin adds.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="Write the package in DIR/interp-NAME.")
+@_debug_option
+def new_plugin_command(name: str, kind: str, directory: str, debug: bool) -> None:
+    """Start a plugin: an installable package with one working component (or method, or library
+    hook), its test and a README saying what to edit."""
+    try:
+        plan = new_plugin(name, kind, directory, registry=_loaded_registry(echo_warnings=False))
+    except InterpError as err:
+        fail(str(err))
+    except OSError as err:
+        fail(f"cannot write the package in {directory!r}: {err.strerror or err}")
+    echo(f"wrote {plan.root} ({plan.kind.summary}):")
+    for relative, _ in plan.files:
+        echo(f"    {relative}")
+    echo(f"next: cd {plan.root} && pip install -e \".[test]\" && pytest  (then see README.md)")
 
 
 def main() -> None:

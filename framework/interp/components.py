@@ -1,7 +1,7 @@
 """The contracts a plugin fills in, validated when they are created.
 
 The four extension points (ridge families, penalties, embeddings, kernel operators) are small
-classes a plugin either *subclasses*, defining the behaviour as methods::
+classes a plugin either *subclasses*, defining the behaviour as methods:
 
     class Lasso(interp.Penalty):
         name = "lasso"
@@ -20,7 +20,7 @@ is frozen afterwards, and pickles with the fitted model that uses it, so a saved
 needs the registry again.  The registry labels each registered component with the name of the
 plugin that gave it (the ``plugin`` attribute).
 
-``Method`` and ``Option`` describe what ``interp run --plugin NAME`` runs.
+``Method`` and ``Option`` describe what ``interp run --method NAME`` runs.
 """
 
 from __future__ import annotations
@@ -41,18 +41,25 @@ __all__ = ["Component", "RidgeFamily", "Penalty", "BoundPenalty", "Embedding", "
 
 
 class Component:
-    """What every extension-point component has: a ``name``, a ``description`` and the
-    ``plugin`` that registered it.
+    """What every extension-point component has: a ``name``, a ``description``, the
+    ``plugin`` that registered it and the ``defaults`` of its own parameters.
 
     Subclasses set ``name`` (and anything else) as class attributes or pass them to
     ``__init__``; a subclass with its own ``__init__`` sets its attributes first and calls
     ``super().__init__()`` last, because the instance is validated and frozen there.
+
+    ``defaults`` declares the component's parameters once (e.g. ``{"eps": 0.1}``): names
+    (identifiers) and default values (bool, int, float or str, which also give each parameter
+    its type).  A consumer resolves the values a user gives with `resolve_hyper` and
+    calls the component's methods with them as keyword arguments (``**hyper``); ``interp run``
+    takes them as ``--<option>-param NAME=VALUE`` for an option that names the component.
     """
 
     kind: ClassVar[str] = "component"
     name: str = ""
     description: str = ""
     plugin: str = ""
+    defaults: Mapping[str, Any] = {}
 
     def __init__(self, name: str | None = None, *, description: str | None = None, **behaviour: Any):
         if name is not None:
@@ -64,13 +71,32 @@ class Component:
         for field, value in behaviour.items():
             if value is not None:
                 self._set(field, value)
+        self._set("defaults", dict(self.defaults))
         self._check_name()
+        self._check_defaults()
         self.validate()
         self._set("_frozen", True)
 
     # -- what subclasses override -------------------------------------------------------------
     def validate(self) -> None:
         """Raise ``PluginError`` (through ``self.fail``) if the component is inconsistent."""
+
+    def check_hyper(self, hyper: dict[str, Any]) -> dict[str, Any]:
+        """The parameters ``hyper`` (every name in ``defaults``) as the methods take them, or an
+        ``InputError`` naming the bad one.  Override it to check ranges (the default accepts
+        any value of the declared type)."""
+        return hyper
+
+    # -- parameters ---------------------------------------------------------------------------
+    def resolve_hyper(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``defaults`` updated with ``given``, checked by `check_hyper`.  A name not in
+        ``defaults`` is an ``InputError`` listing the parameters the component takes."""
+        given = dict(given or {})
+        unknown = sorted(set(given) - set(self.defaults))
+        if unknown:
+            allowed = ", ".join(sorted(self.defaults)) or "none"
+            raise InputError(f"{self.kind} {self.name!r} has no parameter {unknown[0]!r} (it takes: {allowed})")
+        return self.check_hyper({**self.defaults, **given})
 
     # -- shared machinery ---------------------------------------------------------------------
     def _set(self, field: str, value: Any) -> None:
@@ -89,7 +115,7 @@ class Component:
 
     def fail(self, message: str) -> None:
         origin = f" from plugin {self.plugin!r}" if self.plugin else ""
-        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}")
+        raise PluginError(f"invalid {self.kind} {self.name!r}{origin}: {message}", plugin=self.plugin)
 
     def provides(self, method: str) -> bool:
         """True when ``method`` was given as a callable or defined by a subclass."""
@@ -99,6 +125,13 @@ class Component:
         name = self.name
         if not isinstance(name, str) or not name or any(c.isspace() for c in name):
             self.fail("the name must be a non-empty string without spaces")
+
+    def _check_defaults(self) -> None:
+        for key, value in self.defaults.items():
+            if not (isinstance(key, str) and key.isidentifier()) or keyword.iskeyword(key):
+                self.fail(f"parameter names in defaults must be Python identifiers, got {key!r}")
+            if not isinstance(value, (bool, numbers.Real, str)):
+                self.fail(f"the default of parameter {key!r} must be a bool, number or str, got {value!r}")
 
     def _public_state(self) -> dict[str, Any]:
         return {k: v for k, v in vars(self).items() if not k.startswith("_")}
@@ -131,7 +164,15 @@ class RidgeFamily(Component):
     - ``gradient(theta, z) -> (dtheta of shape (len(theta), N), dz of shape (N,))``;
 
     and optionally ``bounds``, one (lo, hi) pair per parameter (None for no bound), which the
-    optimiser keeps theta inside.
+    optimiser keeps theta inside, and
+
+    - ``expression(theta, u) -> sympy expression``: how a fitted term prints, g(theta, u) as a
+      sympy expression of the sympy symbol ``u`` (e.g. ``sympy.tanh(a * u + b)`` with the
+      numbers of theta).  It must equal ``value(theta, u)`` to 1e-8 (relative) where the term is
+      evaluated, as numpy/scipy (or mpmath) evaluate it; Symbolic Pursuit checks that and
+      otherwise, or without ``expression``, prints the term as the family's name applied to u
+      (``tanh_ab(u1)``), which hides its parameters.  ``interp.testing.check_ridge_family``
+      checks it.
     """
 
     kind = "ridge family"
@@ -144,20 +185,21 @@ class RidgeFamily(Component):
     bounds: Any = None
     value: Callable | None = None
     gradient: Callable | None = None
+    expression: Callable | None = None
 
     def __init__(self, name: str | None = None, *, orders: Any = None, init_a: Any = None, init_b: Any = None,
                  init_scale: float | None = None, init_power: float | None = None, init_theta: Any = None,
                  value: Callable | None = None, gradient: Callable | None = None,
-                 description: str | None = None):
+                 expression: Callable | None = None, description: str | None = None):
         """One keyword per field of the two kinds of family (every one optional, so that a
-        subclass can set them as class attributes instead)."""
+        subclass can set them as class attributes instead), hence the length."""
         for field, given, convert in (("orders", orders, lambda o: tuple(int(v) for v in o)),
                                       ("init_a", init_a, _floats), ("init_b", init_b, _floats),
                                       ("init_scale", init_scale, float), ("init_power", init_power, float),
                                       ("init_theta", init_theta, _floats)):
             current = given if given is not None else getattr(self, field)
             self._set(field, None if current is None else convert(current))
-        super().__init__(name, description=description, value=value, gradient=gradient)
+        super().__init__(name, description=description, value=value, gradient=gradient, expression=expression)
 
     @property
     def is_meijer(self) -> bool:
@@ -170,8 +212,8 @@ class RidgeFamily(Component):
             if not self.init_theta:
                 self.fail("a custom family needs init_theta (its initial parameters)")
             return
-        if self.provides("value") or self.provides("gradient"):
-            self.fail("a Meijer G family takes orders, not value/gradient callables")
+        if self.provides("value") or self.provides("gradient") or self.provides("expression"):
+            self.fail("a Meijer G family takes orders, not value/gradient/expression callables")
         if len(self.orders) != 4:
             self.fail(f"orders must be (m, n, p, q), got {self.orders}")
         m, n, p, q = self.orders
@@ -194,9 +236,9 @@ class Penalty(Component):
       ``-grad`` to the subdifferential at ``w``, the solvers' stopping test.
 
     ``defaults`` names the penalty's own hyperparameters and their defaults (e.g.
-    ``{"eps": 0.1}``); they arrive as the keyword arguments ``**hyper``.  A solver never passes
-    them itself: it works on ``penalty.bind(**hyper)``, a :class:`BoundPenalty` whose methods
-    take no hyperparameters, checked once by :meth:`check_hyper` when it is made.
+    ``{"eps": 0.1}``, see `Component`); they arrive as the keyword arguments ``**hyper``.  A
+    solver never passes them itself: it works on ``penalty.bind(**hyper)``, a `BoundPenalty`
+    whose methods take no hyperparameters, checked once by `check_hyper` when it is made.
 
     What the prox supports besides one point array and one scalar step is *declared*, as class
     attributes (or keyword arguments), never probed: ``per_coordinate_steps`` (``step`` may be
@@ -208,7 +250,6 @@ class Penalty(Component):
     """
 
     kind = "penalty"
-    defaults: Mapping[str, float] = {}
     per_coordinate_steps: bool = False
     any_shape: bool = False
     value: Callable | None = None
@@ -221,11 +262,10 @@ class Penalty(Component):
                  description: str | None = None):
         """One argument per method, the defaults and the two declarations (every one optional,
         so that a subclass can define them in its body instead), hence the length."""
-        self._set("defaults", dict(defaults if defaults is not None else self.defaults))
         for field, given in (("per_coordinate_steps", per_coordinate_steps), ("any_shape", any_shape)):
             self._set(field, getattr(self, field) if given is None else given)
         super().__init__(name, description=description, value=value, prox=prox,
-                         subdiff_distance=subdiff_distance)
+                         subdiff_distance=subdiff_distance, defaults=defaults)
 
     def validate(self) -> None:
         for method in ("value", "prox"):
@@ -237,25 +277,16 @@ class Penalty(Component):
             if not isinstance(getattr(self, field), bool):
                 self.fail(f"{field} must be True or False, got {getattr(self, field)!r}")
 
-    def check_hyper(self, hyper: dict[str, Any]) -> dict[str, Any]:
-        """The hyperparameters ``hyper`` (every name in ``defaults``) as the methods take them,
-        or an ``InputError`` naming the bad one.  Override it to check ranges (the default
-        accepts any value)."""
-        return hyper
-
     def bind(self, **hyper: Any) -> "BoundPenalty":
         """This penalty with its hyperparameters fixed: ``defaults`` updated with ``hyper``,
-        checked by :meth:`check_hyper`.  A name not in ``defaults`` is an ``InputError``."""
-        unknown = sorted(set(hyper) - set(self.defaults))
-        if unknown:
-            allowed = ", ".join(sorted(self.defaults)) or "none"
-            raise InputError(f"penalty {self.name!r} has no parameter {unknown[0]!r} (it takes: {allowed})")
-        return BoundPenalty(self, self.check_hyper({**self.defaults, **hyper}))
+        checked by `check_hyper` (`resolve_hyper`).  A name not in ``defaults`` is an
+        ``InputError``."""
+        return BoundPenalty(self, self.resolve_hyper(hyper))
 
 
 @attrs.frozen(eq=False)
 class BoundPenalty:
-    """A :class:`Penalty` with its hyperparameters bound (made by ``Penalty.bind``): ``value(w)``,
+    """A `Penalty` with its hyperparameters bound (made by ``Penalty.bind``): ``value(w)``,
     ``prox(w, step)`` and ``subdiff_distance(w, grad)`` take none, and the penalty's
     declarations (``per_coordinate_steps``, ``any_shape``) are read from it.  It pickles with
     the penalty object, so it never needs the registry."""
@@ -301,32 +332,38 @@ class EmbeddedFeatures:
 class Embedding(Component):
     """A way to turn a feature-by-feature association matrix into one vector per feature.
 
-    ``embed(matrix) -> EmbeddedFeatures`` (or an array of shape (n_features, n_dims)), where
-    ``matrix`` is a symmetric non-negative (n_features, n_features) array or scipy sparse
-    matrix: for Feature Vectors, how often two features occur close together on the
-    root-to-leaf paths of a tree ensemble.  A vector's length should say how important the
-    feature is and its direction what it has in common with the others.
+    ``embed(matrix, **hyper) -> EmbeddedFeatures`` (or an array of shape (n_features,
+    n_dims)), where ``matrix`` is a symmetric non-negative (n_features, n_features)
+    ``scipy.sparse.csr_matrix`` of float64 (``matrix.toarray()`` gives it dense): for Feature
+    Vectors, how often two features occur close together on the root-to-leaf paths of a tree
+    ensemble, which it embeds in 2 dimensions (a point and an angle per feature).  A vector's
+    length should say how important the feature is and its direction what it has in common
+    with the others.  ``hyper`` are the embedding's own parameters, declared with their
+    defaults in ``defaults`` (none by default).  ``interp.testing.check_embedding`` checks it
+    as Feature Vectors calls it.
     """
 
     kind = "embedding"
     embed: Callable | None = None
 
-    def __init__(self, name: str | None = None, embed: Callable | None = None, *, description: str | None = None):
-        super().__init__(name, description=description, embed=embed)
+    def __init__(self, name: str | None = None, embed: Callable | None = None, *,
+                 defaults: Mapping[str, Any] | None = None, description: str | None = None):
+        super().__init__(name, description=description, embed=embed, defaults=defaults)
 
     def validate(self) -> None:
         if not self.provides("embed"):
             self.fail("embed must be callable")
 
-    def features(self, matrix: Any) -> EmbeddedFeatures:
-        """``embed(matrix)`` as an ``EmbeddedFeatures`` record, its shape checked."""
-        out = self.embed(matrix)
+    def features(self, matrix: Any, hyper: Mapping[str, Any] | None = None) -> EmbeddedFeatures:
+        """``embed(matrix, **hyper)`` as an ``EmbeddedFeatures`` record, its shape checked;
+        ``hyper``: the parameters as `resolve_hyper` returns them (default: ``defaults``)."""
+        out = self.embed(matrix, **(self.defaults if hyper is None else hyper))
         if not isinstance(out, EmbeddedFeatures):
             out = EmbeddedFeatures(vectors=np.asarray(out, dtype=float))
         vectors = np.asarray(out.vectors, dtype=float)
         if vectors.ndim != 2 or vectors.shape[0] != matrix.shape[0]:
             raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned shape "
-                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)")
+                              f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)", plugin=self.plugin)
         return attrs.evolve(out, vectors=vectors)
 
 
@@ -339,9 +376,11 @@ class KernelOperator(Component):
 
     Row ``r`` of ``truth_table`` is the output for operand values given by the binary digits of
     ``r``, first operand most significant: for arity 2 the rows are (0,0), (0,1), (1,0), (1,1),
-    so ``and`` is (0, 0, 0, 1) and ``imp`` (x -> y) is (1, 1, 0, 1).  ``symbol`` is an infix
-    symbol the formula printer uses for a binary operator (e.g. ``&``); empty: printed as
-    ``name(a, b)``.
+    so ``and`` is (0, 0, 0, 1) and ``imp`` (x -> y) is (1, 1, 0, 1).  ``symbol`` is the sign
+    the formula parser and printer use for the operator (``&``, ``|``, ``^``, ``->``, ``<->`` for
+    a binary one, ``~`` for a unary one); empty: written ``name(a, b)``.  A symbol is a name
+    under the registry's rules: a built-in operator keeps its symbol, one two third parties
+    claim goes to neither, and an operator whose symbol is refused stays, callable by name.
 
     ``combine(blocks)`` composes the kernel; the default is the joint-truth-table rule, which
     every truth table satisfies, and a subclass may override it with a closed form.
@@ -405,6 +444,22 @@ class Option:
     user gives nothing (the run function declares no defaults of its own), ``type`` is int,
     float, str or bool (a flag), ``choices`` restricts a str option and ``min`` / ``max``
     bound a number (inclusive).  ``None`` is always accepted as "not given".
+
+    Options that name registered components (resolved by `interp.component_options`):
+
+    - ``catalogue="penalties"`` (a str option): the name of one component of that catalogue
+      (``ridge_families``, ``penalties``, ``embeddings``, ``kernel_operators``), checked to be
+      registered.  The option brings a companion, ``<name>_params`` (``--<name>-param
+      KEY=VALUE``, repeatable), and ``run`` receives both: the name, and the component's
+      parameters (its ``defaults`` updated with the given ones, checked).
+    - ``catalogue=..., many=True``: a selection of that catalogue, written as comma-separated
+      names or glob patterns, each either included or, prefixed with ``-``, excluded
+      (``meijer_1002,sigmoid``, ``-meijer_2*``); ``run`` receives the tuple of the names
+      selected; not given (None), every registered one.
+    - ``param_of="penalty"``: a shortcut for one parameter (of this option's name) of the
+      component that the option ``penalty`` names: given, it goes into ``penalty_params``
+      (``run`` does not receive it on its own), and it is an error when the chosen component
+      has no such parameter.  Its default must be None: the component's own default applies.
     """
 
     name: str
@@ -416,26 +471,59 @@ class Option:
     )
     min: float | None = None
     max: float | None = None
+    catalogue: str | None = None
+    many: bool = False
+    param_of: str | None = None
 
     def __attrs_post_init__(self) -> None:
         if not self.name.isidentifier() or keyword.iskeyword(self.name):
             raise PluginError(f"invalid option name {self.name!r}: must be a Python identifier")
         if self.type not in _OPTION_TYPES:
             raise PluginError(f"option {self.name!r}: type must be one of int, float, str, bool")
+        self._check_component_fields()
         if self.default is not None:
             try:
                 self.convert(self.default)
             except InputError as err:
                 raise PluginError(f"option {self.name!r}: its default is invalid: {err}") from None
 
+    def _check_component_fields(self) -> None:
+        def fail(message: str) -> None:
+            raise PluginError(f"option {self.name!r}: {message}")
+
+        if self.catalogue is not None:
+            if self.catalogue not in COMPONENT_CATALOGUES:
+                fail(f"catalogue must be one of {', '.join(COMPONENT_CATALOGUES)}, got {self.catalogue!r}")
+            if self.type is not str or self.choices is not None:
+                fail("an option naming components is a str option without choices (the registry has them)")
+        elif self.many:
+            fail("many=True needs a catalogue")
+        if self.param_of is not None and (self.catalogue is not None or self.default is not None):
+            fail("an option with param_of names no catalogue and has the default None "
+                 "(the component's own default applies)")
+
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
+    @property
+    def params_name(self) -> str | None:
+        """The companion ``<name>_params`` of an option naming one component (else None)."""
+        return f"{self.name}_params" if self.catalogue is not None and not self.many else None
+
+    @property
+    def params_flag(self) -> str:
+        return f"{self.flag}-param"
+
     def convert(self, value: Any) -> Any:
-        """``value`` as this option's type, or an InputError naming the flag and the problem."""
+        """``value`` as this option's type, or an InputError naming the flag and the problem.
+
+        A selection (``many``) is a tuple of its comma-separated parts (a str) or of the given
+        strings (a list or tuple)."""
         if value is None:
             return None
+        if self.many:
+            return self._selection(value)
         if self.type is bool:
             if not isinstance(value, (bool, np.bool_)):
                 raise InputError(f"{self.flag} is a flag (True or False), got {value!r}")
@@ -446,6 +534,15 @@ class Option:
         if self.choices is not None and value not in self.choices:
             raise InputError(f"{self.flag} must be one of {', '.join(self.choices)}, got {value!r}")
         return value
+
+    def _selection(self, value: Any) -> tuple[str, ...]:
+        parts = value.split(",") if isinstance(value, str) else value
+        if not isinstance(parts, (list, tuple)) or not all(isinstance(p, str) for p in parts):
+            raise InputError(f"{self.flag} takes comma-separated names, got {value!r}")
+        parts = tuple(p.strip() for p in parts)
+        if not parts or not all(p and p != "-" for p in parts):
+            raise InputError(f"{self.flag} has an empty name in {value!r}")
+        return parts
 
     def _number(self, value: Any) -> int | float:
         kind = "an integer" if self.type is int else "a number"
@@ -462,8 +559,11 @@ class Option:
         return value
 
 
+#: the catalogues whose components an option may name (``Option(catalogue=...)``)
+COMPONENT_CATALOGUES = ("ridge_families", "penalties", "embeddings", "kernel_operators")
+
 RESERVED_OPTIONS = frozenset(
-    {"plugin", "data", "target", "dataset", "out", "format", "seed", "quiet", "n_jobs", "model_file",
+    {"method", "plugin", "data", "target", "dataset", "out", "format", "seed", "quiet", "n_jobs", "model_file",
      "trust_model_file", "help", "debug"}
 )
 
@@ -480,12 +580,13 @@ def _load_callable(spec: str) -> Callable:
 
 @attrs.frozen
 class Method:
-    """What ``interp run --plugin NAME`` runs.
+    """What ``interp run --method NAME`` runs.
 
     ``run(data, ctx, **options) -> Explanation`` receives a validated ``interp.Dataset``, an
     ``interp.RunContext`` (seed, quiet, output folder, jobs) and every declared option, already
-    converted and defaulted from ``options``; the core fills in the plugin name, version and
-    data set of the result.  ``run`` is a callable or a ``"package.module:function"`` string,
+    converted and defaulted from ``options`` (`resolve_options`); the core fills in the
+    plugin name, version and data set of the result, and its ``params`` with the resolved
+    options (and the seed) under the ones the method gives.  ``run`` is a callable or a ``"package.module:function"`` string,
     imported only when the method runs, so that listing plugins stays fast.  ``task`` is
     "classification", "regression" or "any": what target the method needs.  ``missing``: the
     method takes rows with missing numbers (NaN in ``data.X`` and ``data.raw``); for any other
@@ -517,12 +618,17 @@ class Method:
             fail("summary must be one non-empty line")
         if self.task not in ("classification", "regression", "any"):
             fail(f"task must be classification, regression or any, got {self.task!r}")
-        names = [o.name for o in self.options]
+        names = [o.name for o in self.options] + [o.params_name for o in self.options if o.params_name]
         clash = sorted(set(names) & RESERVED_OPTIONS)
         if clash:
             fail(f"option names {clash} are reserved by `interp run`")
         if len(set(names)) != len(names):
-            fail("option names must be unique")
+            fail("option names (and the <name>_params of options naming a component) must be unique")
+        targets = {o.name for o in self.options if o.params_name}
+        for option in self.options:
+            if option.param_of is not None and option.param_of not in targets:
+                fail(f"option {option.name!r} is a parameter of {option.param_of!r}, which is not an "
+                     f"option naming one component (catalogue=..., many=False)")
 
     def labelled(self, plugin: str) -> "Method":
         return attrs.evolve(self, plugin=plugin)
@@ -532,12 +638,20 @@ class Method:
         return _load_callable(self.run) if isinstance(self.run, str) else self.run
 
     def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Every declared option: the given value (converted and checked) or, when it is not
-        given or None, its default."""
+        """What ``run`` receives: every declared option, the given value (converted and
+        checked) or, when it is not given or None, its default; then the options that name
+        components resolved against the registry (`interp.component_options.resolve`)."""
         given = dict(given or {})
-        unknown = sorted(set(given) - {o.name for o in self.options})
+        known = [o.name for o in self.options] + [o.params_name for o in self.options if o.params_name]
+        unknown = sorted(set(given) - set(known))
         if unknown:
             raise InputError(f"method {self.name!r} has no option {unknown[0]!r}; it takes: "
-                             + (", ".join(o.name for o in self.options) or "none"))
-        return {o.name: o.default if given.get(o.name) is None else o.convert(given[o.name])
-                for o in self.options}
+                             + (", ".join(known) or "none"))
+        resolved = {o.name: o.default if given.get(o.name) is None else o.convert(given[o.name])
+                    for o in self.options}
+        if not any(o.catalogue for o in self.options):
+            return resolved
+        from .component_options import resolve  # it reads the registry, which imports this module
+
+        return resolve(self.options, resolved, {o.params_name: given.get(o.params_name)
+                                                 for o in self.options if o.params_name})

@@ -218,12 +218,23 @@ def _target(series: pd.Series) -> np.ndarray:
     return series.astype(str).str.strip().to_numpy(dtype=object)
 
 
+def _check_unique(names: Sequence[str], message: str) -> None:
+    """An InputError, ``message`` with the name filled in, for the first of ``names`` given
+    twice: a method would mix the two up, or silently use one of them."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(message.format(repr(name)))
+        seen.add(name)
+
+
 def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data", missing: bool = False) -> Dataset:
     """Validate a DataFrame whose column ``target`` is the label; with ``missing``, a missing
     number stays NaN in ``X`` (infinities are still refused)."""
     if frame.shape[1] == 0 or frame.shape[0] == 0:
         raise InputError(f"data set {name!r} is empty")
     frame = frame.rename(columns=str)
+    _check_unique(list(frame.columns), "two columns are named {}; give each its own name")
     if target is not None and target not in frame.columns:
         shown = ", ".join(list(frame.columns)[:12])
         raise InputError(f"target column {target!r} not found; columns are: {shown}")
@@ -233,6 +244,7 @@ def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data", miss
     if features.shape[1] == 0:
         raise InputError(f"data set {name!r} has no feature columns besides the target")
     X, names, categorical = _encode(features)
+    _check_unique(names, "two features are named {} (a column, and a level of a text column); rename the column")
     check_finite(np.where(np.isnan(X), 0.0, X) if missing else X, names)
     y = _target(frame[target]) if target is not None else None
     return Dataset(X, y, tuple(names), target or "", name, features.reset_index(drop=True), categorical)
@@ -254,6 +266,7 @@ def from_arrays(
         feature_names = [f"x{i}" for i in range(X.shape[1])]
     if len(feature_names) != X.shape[1]:
         raise InputError(f"{len(feature_names)} feature names for {X.shape[1]} columns")
+    _check_unique(list(map(str, feature_names)), "two features are named {}; give each its own name")
     check_finite(X, feature_names)
     if y is not None:
         y = np.asarray(y)
@@ -273,12 +286,15 @@ def read_csv(path: str | Path) -> pd.DataFrame:
     if not path.is_file():
         raise InputError(f"data file {str(path)!r} not found")
     try:
+        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, skipinitialspace=True)
         frame = pd.read_csv(path, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         raise InputError(f"data file {str(path)!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         first = str(err).strip().splitlines()[0]
         raise InputError(f"cannot parse {str(path)!r} as CSV: {first}") from None
+    # the header as written: pandas renames a repeated 'a' to 'a.1'
+    _check_unique(list(header.iloc[0]), "two columns are named {} in the header; give each its own name")
     return frame
 
 

@@ -10,4 +10,9 @@ class InputError(InterpError, ValueError):
 
 
 class PluginError(InterpError):
-    """A plugin failed to load, or registered something invalid or duplicated."""
+    """A plugin failed to load, registered something invalid or duplicated, or one of its
+    components broke its contract while a method ran; ``plugin`` names it when known."""
+
+    def __init__(self, message: str = "", plugin: str = "") -> None:
+        super().__init__(message)
+        self.plugin = plugin

@@ -1,7 +1,7 @@
 """Hook specifications: the plugin author's reference.
 
 A plugin is a module (or object) whose functions carry ``@interp.hookimpl`` and are named after
-the hooks below.  It is found through an entry point in the group ``interp``::
+the hooks below.  It is found through an entry point in the group ``interp``:
 
     [project.entry-points.interp]
     myplugin = "my_package.plugin"
@@ -12,9 +12,13 @@ instance of it, so a downstream plugin can subclass a built-in one (e.g.
 
 Every ``register_*`` hook receives a ``register`` callable: call it once per component you
 provide.  A component is an instance of ``interp.RidgeFamily``, ``interp.Penalty``,
-``interp.Embedding`` or ``interp.KernelOperator`` (or of a subclass that defines the behaviour
-as methods).  The core validates each component, labels it with your plugin's name and rejects a
-name that another plugin already registered in the same catalogue (the error names both).
+``interp.Embedding``, ``interp.KernelOperator`` or ``interp.Method`` (or of a subclass that
+defines the behaviour as methods).  The core validates each component and labels it with your
+plugin's name.  A name another plugin registers in the same catalogue is settled by the
+registry's rules, the same whatever the load order: a plugin that declares ``replaces =
+"other"`` takes the names it shares with ``other``; otherwise a built-in plugin keeps its name;
+otherwise neither gets it.  Only that name is affected; a warning names both plugins, and
+``interp plugins`` shows the outcome on each.
 """
 
 import pluggy
@@ -44,8 +48,10 @@ def register_ridge_families(register):
     ``orders=(m, n, p, q)`` with initial ``init_a`` (p values), ``init_b`` (q values),
     ``init_scale`` and ``init_power`` for G(a; b | s z^r), or any differentiable family with
     ``value(theta, z)``, ``gradient(theta, z)`` and ``init_theta`` (given as callables, or as
-    methods of a subclass).  The pursuit tries every registered family at every term, keeps the
-    best, and stores the family object in the fitted model.
+    methods of a subclass), and ``expression(theta, u)``, the sympy expression a fitted term
+    prints as, equal to ``value`` to 1e-8 (without it a term prints as ``name(u1)``).  The
+    pursuit tries every registered family at every term, keeps the best, and stores the family
+    object in the fitted model.
     """
 
 
@@ -57,8 +63,10 @@ def register_penalties(register):
     or register an instance of an ``interp.Penalty`` subclass that defines the methods:
     ``value(w, **hyper)`` returns the penalty of a weight vector, ``prox(w, step, **hyper)``
     its proximal operator applied elementwise, ``subdiff_distance(w, grad, **hyper)`` (optional)
-    the per-coordinate distance used as the stopping test.  Users select it by name, e.g.
-    ``FacetsClassifier(penalty="name")``; the fitted estimator keeps the object.
+    the per-coordinate distance used as the stopping test; ``hyper`` are the parameters
+    declared in ``defaults``.  Users select it by name, e.g. ``FacetsClassifier(penalty="name",
+    penalty_params={...})`` or ``interp run --method facets --penalty name --penalty-param
+    key=value``; the fitted estimator keeps the object.
     """
 
 
@@ -67,11 +75,12 @@ def register_embeddings(register):
     """Register feature embeddings: ways to turn a feature association matrix into vectors.
 
     Call ``register(interp.Embedding(name, embed))`` (or register an instance of a subclass that
-    defines ``embed``): ``embed(matrix)`` takes a symmetric non-negative (n_features,
-    n_features) matrix, dense or scipy sparse, and returns an ``interp.EmbeddedFeatures`` or an
-    array of shape (n_features, n_dims).  Feature Vectors embeds its path co-occurrence matrix
-    with the embedding the user names: ``FeatureVectors(embedding="name")`` or
-    ``interp run --plugin featurevec --embedding name``.
+    defines ``embed``): ``embed(matrix, **hyper)`` takes a symmetric non-negative (n_features,
+    n_features) ``scipy.sparse.csr_matrix`` and the embedding's parameters (declared with their
+    defaults in ``defaults``), and returns an ``interp.EmbeddedFeatures`` or an array of shape
+    (n_features, 2).  Feature Vectors embeds its path co-occurrence matrix with the embedding the
+    user names: ``FeatureVectors(embedding="name", embedding_params={...})`` or
+    ``interp run --method featurevec --embedding name --embedding-param key=value``.
     """
 
 
@@ -79,17 +88,20 @@ def register_embeddings(register):
 def register_kernel_operators(register):
     """Register logical operators for propositional kernels.
 
-    Call ``register(interp.KernelOperator(name, arity, truth_table))``.  The truth table alone
-    defines the operator's kernel (joint-truth-table rule, ``KernelOperator.combine``), so the
-    operator can be used in formulas as ``name(f1, ..., fk)`` with no other code; a subclass
-    may override ``combine`` with a closed form.  Row order: the operands' values read as a
-    binary number, first operand most significant.
+    Call ``register(interp.KernelOperator(name, arity, truth_table, symbol=""))``.  The truth
+    table alone defines the operator's kernel (joint-truth-table rule,
+    ``KernelOperator.combine``), so the operator can be used in formulas as
+    ``name(f1, ..., fk)`` with no other code; a subclass may override ``combine`` with a closed
+    form.  Row order: the operands' values read as a binary number, first operand most
+    significant.  ``symbol`` (``&``, ``|``, ``^``, ``->``, ``<->``, ``~``) is a name under the
+    same rules: the built-in operators keep theirs unless a plugin declares it replaces
+    ``propositional``.
     """
 
 
 @hookspec
 def register_methods(register):
-    """Register interpretation methods runnable as ``interp run --plugin NAME``.
+    """Register interpretation methods runnable as ``interp run --method NAME``.
 
     Call ``register(interp.Method(name, summary, run, options=(interp.Option(...), ...)))``,
     with ``run`` a callable or a ``"package.module:function"`` string imported when the method
@@ -105,6 +117,8 @@ def register_methods(register):
 def register_commands(cli):
     """Add commands to the ``interp`` command line.
 
-    ``cli`` is the root ``click.Group``: decorate functions with ``@cli.command()``.  A command
-    whose name is already taken is an error naming the plugin.
+    ``cli`` is a ``click.Group`` of your plugin's own: decorate functions with
+    ``@cli.command()``; they appear as sub-commands of ``interp``.  Command names follow the
+    registry's rules between plugins, and interp's own commands (``run``, ``plugins``, ...) are
+    never replaced.
     """

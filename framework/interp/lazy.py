@@ -2,7 +2,7 @@
 
 ``interp plugins`` and ``interp --help`` import every plugin's entry-point module, and with it the
 plugin's package.  A package that imported its estimators up front would pull in scikit-learn,
-matplotlib and sympy only to be listed; with :func:`lazy_exports` its public names cost nothing
+matplotlib and sympy only to be listed; with `lazy_exports` its public names cost nothing
 until they are used.
 """
 

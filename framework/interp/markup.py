@@ -5,10 +5,17 @@ elements and attributes listed here: the report's own HTML and presentation Math
 inside the page (``#name``), images are inline PNG data, and no attribute is an event handler.
 ``audit(markup)`` lists every departure from that, so a test (or a user) can check any page,
 whatever produced it.
+
+MathML is the one kind of markup a plugin hands the core (a ``Formula``'s ``mathml``), and the
+core never inserts it as given: ``clean_mathml`` parses it and writes it anew from the
+allow-lists, every text node escaped, or gives None (the plain-text formula is shown instead)
+when it holds anything else.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from html.parser import HTMLParser
 
 #: HTML elements the report and the notebook displays use
@@ -25,14 +32,14 @@ HTML_ATTRIBUTES = frozenset({"id", "class", "href", "src", "alt", "charset", "la
 MATHML_ELEMENTS = frozenset({
     "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac", "msqrt",
     "mroot", "mfenced", "mstyle", "mpadded", "mphantom", "menclose", "mover", "munder", "munderover",
-    "mtable", "mtr", "mtd", "semantics",
+    "mtable", "mtr", "mtd", "semantics", "mmultiscripts", "mprescripts", "none",
 })
 #: presentation MathML attributes (layout only: no links, no scripts, no styles)
 MATHML_ATTRIBUTES = frozenset({
     "display", "mathvariant", "mathsize", "fence", "separator", "separators", "stretchy", "symmetric",
     "largeop", "movablelimits", "accent", "accentunder", "form", "lspace", "rspace", "open", "close",
     "linethickness", "columnalign", "rowalign", "columnspacing", "rowspacing", "notation", "scriptlevel",
-    "displaystyle", "width", "height", "depth", "align", "xmlns",
+    "displaystyle", "width", "height", "depth", "align", "xmlns", "bevelled",
 })
 
 #: the one kind of image source a page may hold
@@ -99,3 +106,75 @@ def audit(markup: str) -> list[str]:
     auditor.feed(markup)
     auditor.close()
     return auditor.problems
+
+
+#: an attribute value ``clean_mathml`` keeps: words, numbers, lengths and separators (no URL)
+_PLAIN_VALUE = re.compile(r"[\w .,;%#+\-]*")
+
+
+class _MathMLCleaner(HTMLParser):
+    """Writes presentation MathML anew from the allow-lists (``parts``), and notes whether the
+    input was anything else (``broken``): an element not on the list, a stray or missing end
+    tag, text outside every element, a declaration or processing instruction."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.open: list[str] = []
+        self.broken = False
+        self.has_text = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in MATHML_ELEMENTS and tag != "math":
+            self.broken = True
+            return
+        self.open.append(tag)
+        if tag != "math":  # the caller writes the one <math> around the fragment
+            kept = "".join(f' {name}="{html.escape(value or "")}"' for name, value in attrs
+                           if name in MATHML_ATTRIBUTES and name != "xmlns"
+                           and _PLAIN_VALUE.fullmatch(value or ""))
+            self.parts.append(f"<{tag}{kept}>")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if not self.broken:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.open or self.open[-1] != tag:
+            self.broken = True
+            return
+        self.open.pop()
+        if tag != "math":
+            self.parts.append(f"</{tag}>")
+
+    def handle_data(self, data: str) -> None:
+        if not data.strip():
+            return
+        if not self.open:
+            self.broken = True
+        self.has_text = True
+        self.parts.append(html.escape(data))
+
+    def handle_decl(self, decl: str) -> None:
+        self.broken = True
+
+    def handle_pi(self, data: str) -> None:
+        self.broken = True
+
+    def unknown_decl(self, data: str) -> None:
+        self.broken = True
+
+
+def clean_mathml(fragment: str) -> str | None:
+    """``fragment`` (presentation MathML, with or without its ``<math>`` element) written anew
+    from the allow-lists: its elements, the allowed attributes with plain values (any other
+    attribute is dropped), every text node escaped.  None when it is empty or not well formed,
+    or holds an element or text the allow-lists do not admit: the caller then shows the plain
+    formula, never part of this one."""
+    cleaner = _MathMLCleaner()
+    cleaner.feed(fragment)
+    cleaner.close()
+    if cleaner.broken or cleaner.open or not cleaner.has_text:
+        return None
+    return "".join(cleaner.parts)

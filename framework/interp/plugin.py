@@ -1,7 +1,7 @@
 """``interp.Plugin``: a base for plugin classes that register fixed sets of components.
 
 A plugin class lists what it provides as class attributes and inherits one hook per
-catalogue that registers them::
+catalogue that registers them:
 
     class MyPlugin(interp.Plugin):
         penalties = (CappedL1(),)
@@ -9,7 +9,11 @@ catalogue that registers them::
 
 A subclass extends a catalogue by extending the tuple (``penalties = FacetsPlugin.penalties +
 (CappedL1(),)``) or a hook by overriding it with ``@interp.hookimpl`` and calling ``super()``.
-Plugins need not use this base: any object with ``@interp.hookimpl`` functions is a plugin.
+A catalogue left empty registers no hook, so ``interp plugins`` lists the hooks a plugin uses.
+``replaces`` names the plugins whose names this one takes where both register one (see
+``interp.registry``: without it a built-in keeps its names).  Plugins need not use this base:
+any object with ``@interp.hookimpl`` functions (and, optionally, a ``replaces`` attribute) is a
+plugin.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ def _registers(attribute: str):
 
     hook.__name__ = hook.__qualname__ = f"register_{attribute}"
     hook.__doc__ = f"Register every component of ``{attribute}``."
+    hook.interp_catalogue = attribute  # the registry skips the hook while the attribute is empty
     return hook
 
 
@@ -53,8 +58,14 @@ def adds_hookspecs(module: str, hook: str):
 
 
 class Plugin:
-    """Registers the components named by its class attributes, one hook per catalogue."""
+    """Registers the components named by its class attributes, one hook per catalogue.
 
+    ``ridge_families``, ``penalties``, ``embeddings``, ``kernel_operators`` and ``methods``
+    are tuples of components; ``replaces`` is the name of a plugin (or a tuple of names) whose
+    names this plugin takes where both register the same one.
+    """
+
+    replaces: ClassVar[str | tuple[str, ...]] = ()
     ridge_families: ClassVar[tuple[RidgeFamily, ...]] = ()
     penalties: ClassVar[tuple[Penalty, ...]] = ()
     embeddings: ClassVar[tuple[Embedding, ...]] = ()

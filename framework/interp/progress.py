@@ -14,6 +14,8 @@ import sys
 import time
 from typing import Callable, Iterable, Iterator, TypeVar
 
+from .terminal import visible
+
 T = TypeVar("T")
 Callback = Callable[[str, int, "int | None"], None]
 
@@ -68,12 +70,13 @@ class Progress:
                 self._draw()
 
     def _draw(self) -> None:
+        desc = visible(self.desc, one_line=True)  # a description may quote the data
         if self.total:
             filled = int(30 * min(self.done, self.total) / self.total)
             bar = "#" * filled + "-" * (30 - filled)
-            text = f"\r{self.desc} [{bar}] {self.done}/{self.total}"
+            text = f"\r{desc} [{bar}] {self.done}/{self.total}"
         else:
-            text = f"\r{self.desc} {self.done}"
+            text = f"\r{desc} {self.done}"
         sys.stderr.write(text)
         sys.stderr.flush()
 

@@ -1,4 +1,12 @@
-"""One self-contained HTML page for several explanations: no network, plots inlined as PNG."""
+"""One self-contained HTML page for several explanations: no network, plots inlined as PNG.
+
+This module is the only producer of HTML in interp (the report page, and the fragments a
+notebook displays), and the trust boundary for it: every string from a method or from the data
+is escaped, ids and links are made from the names (``anchors``), images are PNG data the core
+draws itself, and a ``Formula``'s MathML is never inserted as given but written anew from the
+allow-lists of ``interp.markup`` (``clean_mathml``; the plain formula is shown when it cannot
+be).  ``interp.markup.audit`` checks a page against the same lists.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +14,12 @@ import base64
 import html
 import io
 import platform
+import re
 from typing import Iterable
 
 import attrs
 
+from .markup import clean_mathml
 from .results import Explanation, Figure, Formula, Table, format_value
 
 
@@ -17,8 +27,18 @@ from .results import Explanation, Figure, Formula, Table, format_value
 class Failure:
     """A method that could not run on the data; the report shows why instead of aborting."""
 
-    plugin: str
+    method: str
     message: str
+
+
+@attrs.frozen
+class Part:
+    """One method's section of the page: the ``label`` the navigation shows, the ``anchor``
+    (its id, unique on the page) and its ``html``."""
+
+    label: str
+    anchor: str
+    html: str
 
 
 _STYLE = """
@@ -30,12 +50,40 @@ td,th{border:1px solid #d7dde5;padding:.2rem .6rem;text-align:left;font-size:.92
 th{background:#f2f5f8}pre{background:#f6f8fa;padding:.8rem;overflow-x:auto;font-size:.85rem}
 figure{margin:1rem 0}img{max-width:100%;border:1px solid #eef1f4}.failed{color:#a4262c}
 .formula{font-size:1.1rem;overflow-x:auto;padding:.5rem 0}.meta{color:#5b6673;font-size:.9rem}
+.formula mtd{text-align:left}
 """
 
 
+def anchors(names: Iterable[str]) -> list[str]:
+    """One id per name, unique among them, for the page's sections and links and the run
+    folders beside the page: the name when it is only letters, digits, ``_``, ``.`` and ``-``
+    (and starts with neither ``.`` nor ``-``), otherwise those characters of it; a repeat gets
+    ``-2``, ``-3``."""
+    out: list[str] = []
+    for name in names:
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(name)).strip(".-") or "method"
+        anchor, k = base, 1
+        while anchor in out:
+            k += 1
+            anchor = f"{base}-{k}"
+        out.append(anchor)
+    return out
+
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
 def _png(figure) -> str:
+    """A figure as base64 PNG data: a matplotlib Figure drawn (its text literal), or the bytes
+    of a PNG file already drawn (a saved run's), checked to be PNG."""
+    from .plotting import save_png
+
+    if isinstance(figure, bytes):
+        if not figure.startswith(_PNG_SIGNATURE):
+            raise ValueError("a figure given as bytes must be PNG data")
+        return base64.b64encode(figure).decode("ascii")
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    save_png(figure, buffer, dpi=100)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -52,11 +100,13 @@ def _html_table(columns, cells) -> str:
 
 
 def _render(section, figures: dict) -> str:
-    """One typed section as HTML; every string from a method is escaped except sympy's MathML."""
+    """One typed section as HTML: every string escaped, a formula's MathML written anew from the
+    allow-lists (``clean_mathml``), or its plain text when that cannot be done."""
     title = f"<h3>{html.escape(section.title)}</h3>" if section.title else ""
     if isinstance(section, Formula):
-        if section.mathml.lstrip().startswith("<"):
-            return f'{title}<div class="formula"><math display="block">{section.mathml}</math></div>'
+        mathml = clean_mathml(section.mathml) if section.mathml else None
+        if mathml is not None:
+            return f'{title}<div class="formula"><math display="block">{mathml}</math></div>'
         return f'{title}<pre class="formula">{html.escape(section.text)}</pre>'
     if isinstance(section, Table):
         return title + _html_table(section.columns, section.cells())
@@ -70,8 +120,9 @@ def _render(section, figures: dict) -> str:
 
 
 def sections_html(sections: Iterable, figures: dict) -> str:
-    """Typed sections (``Text``, ``Table``, ``Formula``, ``Figure``) as an HTML fragment; the
-    figures named in ``figures`` but in no section follow at the end."""
+    """Typed sections (``Text``, ``Table``, ``Formula``, ``Figure``) as an HTML fragment;
+    ``figures`` maps a name to a matplotlib Figure or to the bytes of a PNG already drawn, and
+    those in no section follow at the end."""
     sections = tuple(sections)
     parts = [_render(section, figures) for section in sections]
     shown = {s.name for s in sections if isinstance(s, Figure)}
@@ -79,10 +130,12 @@ def sections_html(sections: Iterable, figures: dict) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def explanation_html(exp: Explanation) -> str:
-    """One explanation as an HTML ``<section>``: header, metrics, sections, parameters."""
-    name = html.escape(exp.method or exp.plugin)
-    parts = [f'<section id="{name}"><h2>{name}</h2>',
+def explanation_html(exp: Explanation, anchor: str | None = None) -> str:
+    """One explanation as an HTML ``<section>``: header, metrics, sections, parameters; its id
+    is ``anchor`` (default: made from the method's name by ``anchors``)."""
+    name = exp.method or exp.plugin
+    anchor = anchor or anchors([name])[0]
+    parts = [f'<section id="{html.escape(anchor)}"><h2>{html.escape(name)}</h2>',
              f'<p class="meta">plugin {html.escape(exp.plugin)} {html.escape(exp.version)} &middot; data set '
              f"{html.escape(exp.dataset)}</p>"]
     parts.append("<h3>Metrics</h3>" + _pairs(exp.metrics, ("metric", "value")))
@@ -96,24 +149,32 @@ def explanation_html(exp: Explanation) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
-    """The report page: a section per method (or per failure), versions at the end."""
+def failure_html(failure: Failure, anchor: str | None = None) -> str:
+    """A method that failed, as an HTML ``<section>`` that says why."""
+    anchor = anchor or anchors([failure.method])[0]
+    return (f'<section id="{html.escape(anchor)}"><h2>{html.escape(failure.method)}</h2>'
+            f'<p class="failed">failed: {html.escape(failure.message)}</p></section>')
+
+
+def page_html(parts: Iterable[Part], title: str) -> str:
+    """The report page: the navigation, each method's section, the versions at the end."""
     from . import __version__
 
-    results = list(results)
-    names = [r.plugin if isinstance(r, Failure) else (r.method or r.plugin) for r in results]
-    nav = " ".join(f'<a href="#{html.escape(n)}">{html.escape(n)}</a>' for n in names)
-    sections = []
-    for result in results:
-        if isinstance(result, Failure):
-            sections.append(f'<section id="{html.escape(result.plugin)}"><h2>{html.escape(result.plugin)}</h2>'
-                            f'<p class="failed">failed: {html.escape(result.message)}</p></section>')
-        else:
-            sections.append(explanation_html(result))
+    parts = list(parts)
+    nav = " ".join(f'<a href="#{html.escape(p.anchor)}">{html.escape(p.label)}</a>' for p in parts)
     versions = f"interp {__version__}, Python {platform.python_version()}"
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><nav>{nav}</nav>\n" + "\n".join(sections)
+        f"<h1>{html.escape(title)}</h1><nav>{nav}</nav>\n" + "\n".join(p.html for p in parts)
         + f'\n<footer class="meta"><p>{html.escape(versions)}</p></footer></body></html>\n'
     )
+
+
+def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
+    """The report page of explanations and failures, a section each (see ``page_html``)."""
+    results = list(results)
+    labels = [r.method if isinstance(r, Failure) else (r.method or r.plugin) for r in results]
+    parts = [Part(label, anchor, failure_html(r, anchor) if isinstance(r, Failure) else explanation_html(r, anchor))
+             for r, label, anchor in zip(results, labels, anchors(labels))]
+    return page_html(parts, title)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import traceback
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, Iterator
 
 import attrs
 
 from . import progress
 from .data import Dataset
 from .components import Method
-from .errors import InterpError, PluginError
-from .registry import get_registry, resolve
+from .errors import InputError, InterpError, PluginError
+from .registry import get_registry, plugin_manager, resolve
 from .results import Explanation
 
 
@@ -32,51 +35,89 @@ class RunContext:
 
 
 class PluginBug(InterpError):
-    """A plugin's method raised something other than an interp error: a bug, not bad input.
+    """Something a plugin did while a method ran is a bug, not bad input: the method raised an
+    error other than an ``InputError``, returned something other than an ``Explanation``, a
+    component broke its contract, or a figure or model it made could not be saved.
 
-    The CLI prints it as one line naming the plugin (exit 1; ``--debug`` shows the traceback).
+    ``plugin`` is the plugin at fault (a third-party component's plugin when the error came from
+    its code), ``method`` the method that ran.  The CLI prints it as one line naming the plugin
+    (exit 1; ``--debug`` shows the traceback of ``original``).
     """
 
-    def __init__(self, method: Method, err: BaseException):
+    def __init__(self, plugin: str, method: str, err: BaseException):
         text = str(err).strip().splitlines()
         detail = f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
-        super().__init__(f"bug in plugin {method.plugin!r} (method {method.name!r}): {detail}")
-        self.method, self.original = method, err
+        super().__init__(f"bug in plugin {plugin!r} (method {method!r}): {detail}")
+        self.plugin, self.method, self.original = plugin, method, err
+
+
+def at_fault(err: BaseException, default: str) -> str:
+    """The plugin whose code raised ``err``: the one a ``PluginError`` names, else the plugin
+    owning the innermost frame of the traceback that lies in a plugin's package (a package
+    that holds two plugins names neither), else ``default``."""
+    if isinstance(err, PluginError) and err.plugin:
+        return err.plugin
+    owners: dict[str, set[str]] = {}
+    for name, plugin in plugin_manager().list_name_plugin():
+        module = plugin.__name__ if isinstance(plugin, ModuleType) else type(plugin).__module__
+        owners.setdefault(module.split(".")[0], set()).add(name)
+    for frame, _ in reversed(list(traceback.walk_tb(err.__traceback__))):
+        found = owners.get(str(frame.f_globals.get("__name__", "")).split(".")[0], set())
+        if len(found) == 1:
+            return next(iter(found))
+    return default
+
+
+@contextlib.contextmanager
+def blame(method: Method) -> Iterator[None]:
+    """Inside the block an ``InterpError`` passes (bad input), an ``ImportError`` is a
+    ``PluginError`` (the plugin cannot run here: a missing dependency), and anything else, a
+    ``PluginError`` (a component that broke its contract) included, is a ``PluginBug`` naming
+    the plugin at fault (``at_fault``)."""
+    try:
+        yield
+    except PluginBug:
+        raise
+    except PluginError as err:
+        raise PluginBug(at_fault(err, method.plugin), method.name, err) from err
+    except InterpError:
+        raise
+    except ImportError as err:  # plugins import their heavy modules when they run (interp.lazy)
+        raise PluginError(f"plugin {method.plugin!r} cannot run {method.name!r}: {type(err).__name__}: {err}",
+                          plugin=method.plugin) from err
+    except Exception as err:  # noqa: BLE001 - anything else from a plugin's code is a bug
+        raise PluginBug(at_fault(err, method.plugin), method.name, err) from err
 
 
 def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
                ctx: RunContext | None = None) -> Explanation:
-    """Run method ``name`` on validated ``data``; fill in method, plugin, version and data set.
+    """Run method ``name`` on validated ``data``; fill in method, plugin, version, data set and
+    parameters.
 
     ``options`` are converted, checked and completed with their declared defaults before the
-    method sees them.  Data with missing numbers reach only a method that declares it takes them
-    (``Method.missing``).  An ``InterpError`` from the method passes through (bad input); any other
-    exception becomes ``PluginBug`` (chained to the original), so that a bug is never shown as
-    the user's fault.
+    method sees them (``Method.resolve_options``).  Data with missing numbers reach only a method
+    that declares it takes them (``Method.missing``).  The result's ``params`` are those resolved
+    options and the seed, updated with the ``params`` the method returns: a method gives only
+    what it resolved further (a chosen value, a default that depends on the data).  An
+    ``InputError`` from the method passes through (bad input); anything else it raises, and a
+    result that is not an ``Explanation``, is a ``PluginBug`` (chained to the original), so that
+    a bug is never shown as the user's fault (see ``blame``).  Text in the figures made during
+    the run is literal (``interp.plotting.literal_text``).
     """
+    from .plotting import literal_text
+
     ctx = ctx or RunContext()
     method = resolve("methods", name)
     data.require(method.task)
     if not method.missing:
         data.check_complete()
     resolved = method.resolve_options(options)
-    try:
+    with blame(method):
         run = method.load()
-    except Exception as err:  # noqa: BLE001 - a broken install shows here, as at load time
-        raise PluginError(
-            f"plugin {method.plugin!r} cannot run {name!r}: {type(err).__name__}: {err}") from err
-    with progress.quiet(ctx.quiet):
-        try:
+        with progress.quiet(ctx.quiet), literal_text():
             result = run(data, ctx, **resolved)
-        except InterpError:
-            raise
-        except ImportError as err:  # plugins import their heavy modules when they run (interp.lazy)
-            raise PluginError(
-                f"plugin {method.plugin!r} cannot run {name!r}: {type(err).__name__}: {err}") from err
-        except Exception as err:  # noqa: BLE001 - anything else from a method is a bug
-            raise PluginBug(method, err) from err
-    if not isinstance(result, Explanation):
-        raise PluginError(f"method {name!r} returned {type(result).__name__}, not an interp.Explanation")
+        if not isinstance(result, Explanation):
+            raise TypeError(f"the method returned {type(result).__name__}, not an interp.Explanation")
     info = get_registry().plugin(method.plugin)
     return attrs.evolve(
         result,
@@ -84,4 +125,21 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
         plugin=method.plugin,
         version=result.version or info.version,
         dataset=result.dataset or data.name,
+        params={**resolved, "seed": ctx.seed, **result.params},
     )
+
+
+def save_result(explanation: Explanation, out_dir: str | Path) -> list[Path]:
+    """``runs.save_run`` for the result of ``run_method``: a file that cannot be written is an
+    ``InputError`` naming the folder, a figure or model the method made that cannot be saved
+    a ``PluginBug``."""
+    from .runs import save_run
+
+    method = resolve("methods", explanation.method)
+    try:
+        with blame(method):
+            return save_run(explanation, out_dir)
+    except PluginBug as bug:
+        if isinstance(bug.original, OSError):
+            raise InputError(f"cannot save the run in {str(out_dir)!r}: {bug.original}") from bug.original
+        raise

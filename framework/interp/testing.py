@@ -1,6 +1,6 @@
 """Helpers for testing plugins: register a plugin for a block, and check a component's contract.
 
-``registered`` registers a plugin object for the duration of a block::
+``registered`` registers a plugin object for the duration of a block:
 
     from interp.testing import registered
 
@@ -14,7 +14,10 @@ ridge family's ``gradient`` is the derivative of its ``value``, that a kernel op
 ``combine`` counts what its truth table says, and that an embedding returns one finite vector
 per feature.  Each returns None when the component keeps its contract and otherwise raises
 ``ContractError`` (an ``AssertionError``, so pytest shows it as a failed test) with a message
-naming the component and what is wrong::
+naming the component and what is wrong; an exception the component's own code raises while it
+is checked becomes a ``ContractError`` too, naming the call that raised.  Misusing a check (a
+component of another type, a hyperparameter the penalty does not have) is a ``TypeError`` or
+``ValueError``, as any function's bad arguments are:
 
     from interp.testing import check_penalty
 
@@ -41,6 +44,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from .components import Component, EmbeddedFeatures, Embedding, KernelOperator, Penalty, RidgeFamily
+from .hookcheck import without_addresses
 from .registry import PluginInfo, register_plugin, unregister_plugin
 
 __all__ = ["ContractError", "registered", "check_stands_alone", "check_penalty", "check_ridge_family", "check_kernel_operator",
@@ -64,6 +68,23 @@ class ContractError(AssertionError):
 def _fail(component: Component, message: str) -> None:
     origin = f" from plugin {component.plugin!r}" if component.plugin else ""
     raise ContractError(f"{component.kind} {component.name!r}{origin}: {message}")
+
+
+@contextlib.contextmanager
+def _calling(component: Component, call: str) -> Iterator[None]:
+    """Turn an exception from ``component``'s code inside the block into a ``ContractError``
+    that names the component and ``call`` (what was being done)."""
+    try:
+        yield
+    except ContractError:
+        raise
+    except Exception as err:  # noqa: BLE001 - whatever the component raises is what we report
+        _fail(component, f"{call} raised {_error(err)}")
+
+
+def _error(err: BaseException) -> str:
+    lines = without_addresses(str(err)).strip().splitlines()
+    return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
 
 
 def _require(component: Any, kind: type, check: str) -> None:
@@ -98,13 +119,25 @@ class _PenaltyProbe:
     """A penalty bound to its hyperparameters, evaluated at one point at a time."""
 
     def __init__(self, penalty: Penalty, hyper: Mapping[str, Any]):
-        self.penalty, self.bound = penalty, penalty.bind(**hyper)
+        with _calling(penalty, f"bind({', '.join(f'{k}={v!r}' for k, v in hyper.items())})"):
+            self.penalty, self.bound = penalty, penalty.bind(**hyper)
 
     def omega(self, u: float) -> float:
-        return float(self.bound.value(np.array([u])))
+        with _calling(self.penalty, f"value([{_num(u)}])"):
+            return float(self.bound.value(np.array([u])))
+
+    def prox(self, w: Any, step: Any, how: str = "") -> Any:
+        """``prox(w, step)`` of the bound penalty; an exception becomes a ContractError."""
+        with _calling(self.penalty, f"prox of {np.size(w)} points{how}"):
+            return self.bound.prox(w, step)
+
+    def subdiff(self, w: Any, grad: Any) -> np.ndarray:
+        with _calling(self.penalty, f"subdiff_distance of {np.size(w)} points"):
+            return np.asarray(self.bound.subdiff_distance(w, grad), dtype=float)
 
     def prox1(self, w: float, step: float) -> float:
-        out = np.asarray(self.bound.prox(np.array([w]), step), dtype=float)
+        with _calling(self.penalty, self.call(w, step)):
+            out = np.asarray(self.bound.prox(np.array([w]), step), dtype=float)
         if out.shape != (1,):
             _fail(self.penalty, f"prox of an array of shape (1,) returned shape {out.shape}")
         return float(out[0])
@@ -139,14 +172,15 @@ def check_penalty(penalty: Penalty, hyper: Mapping[str, Any] | None = None) -> N
     if unknown:
         raise ValueError(f"penalty {penalty.name!r} has no hyperparameter {unknown[0]!r} (its defaults name: "
                          f"{', '.join(penalty.defaults) or 'none'})")
-    probe = _PenaltyProbe(penalty, hyper or {})
-    _check_penalty_value(probe)
-    w, steps = (np.array(v) for v in zip(*itertools.product(PENALTY_POINTS, PENALTY_STEPS)))
-    proxed = np.array([_check_prox_point(probe, wi, si) for wi, si in zip(w, steps)])
-    _check_prox_elementwise(probe, w, steps, proxed)
-    if penalty.provides("subdiff_distance"):
-        _check_subdiff_at_prox(probe, w, steps, proxed)
-        _check_subdiff_against_derivatives(probe)
+    with _calling(penalty, "the check"):
+        probe = _PenaltyProbe(penalty, hyper or {})
+        _check_penalty_value(probe)
+        w, steps = (np.array(v) for v in zip(*itertools.product(PENALTY_POINTS, PENALTY_STEPS)))
+        proxed = np.array([_check_prox_point(probe, wi, si) for wi, si in zip(w, steps)])
+        _check_prox_elementwise(probe, w, steps, proxed)
+        if penalty.provides("subdiff_distance"):
+            _check_subdiff_at_prox(probe, w, steps, proxed)
+            _check_subdiff_against_derivatives(probe)
 
 
 def _check_penalty_value(probe: _PenaltyProbe) -> None:
@@ -156,7 +190,8 @@ def _check_penalty_value(probe: _PenaltyProbe) -> None:
         if not np.isfinite(v) or v < 0:
             _fail(probe.penalty, f"value([{_num(w)}]) = {v}, not a finite number >= 0")
         values.append(v)
-    total = float(probe.bound.value(np.array(PENALTY_POINTS)))
+    with _calling(probe.penalty, f"value of {len(PENALTY_POINTS)} points"):
+        total = float(probe.bound.value(np.array(PENALTY_POINTS)))
     if not np.isclose(total, sum(values), rtol=1e-10, atol=1e-12):
         _fail(probe.penalty, f"value of the {len(values)} test points together is {_num(total)} but the sum "
                              f"of their values is {_num(sum(values))}: a penalty is a sum over coordinates")
@@ -200,7 +235,7 @@ def _check_prox_elementwise(probe: _PenaltyProbe, w: np.ndarray, steps: np.ndarr
     declares = probe.penalty
     for step in PENALTY_STEPS:
         at = steps == step
-        got = probe.bound.prox(w[at], step)
+        got = probe.prox(w[at], step, f" with the scalar step {_num(step)}")
         _same_per_coordinate(probe, f"with the scalar step {_num(step)}", w[at], got, proxed[at], steps[at])
     if declares.per_coordinate_steps:
         got = _declared(probe, "per_coordinate_steps", "take one step per coordinate",
@@ -239,7 +274,7 @@ def _same_per_coordinate(probe: _PenaltyProbe, how: str, w: np.ndarray, got: Any
 
 def _check_subdiff_at_prox(probe: _PenaltyProbe, w: np.ndarray, steps: np.ndarray, proxed: np.ndarray) -> None:
     grad = (proxed - w) / steps
-    dist = np.asarray(probe.bound.subdiff_distance(proxed, grad), dtype=float)
+    dist = probe.subdiff(proxed, grad)
     if dist.shape != w.shape:
         _fail(probe.penalty, f"subdiff_distance of {w.size} points returned shape {dist.shape}, not {w.shape}")
     bad = np.flatnonzero(~(np.abs(dist) <= SUBDIFF_TOL))
@@ -259,8 +294,7 @@ def _check_subdiff_against_derivatives(probe: _PenaltyProbe) -> None:
         lo, hi = min(left, right), max(left, right)
         for g in SUBDIFF_GRADIENTS:
             want = max(lo + g, -g - hi, 0.0)
-            got = float(np.asarray(probe.bound.subdiff_distance(np.array([w]), np.array([g])),
-                                   dtype=float).ravel()[0])
+            got = float(probe.subdiff(np.array([w]), np.array([g])).ravel()[0])
             if not abs(got - want) <= DERIVATIVE_TOL * (1 + abs(g)):
                 _fail(probe.penalty, f"subdiff_distance([{_num(w)}], grad=[{_num(g)}]) = {got:.6g} but value's "
                                      f"one-sided derivatives [{lo:.6g}, {hi:.6g}] put -grad at distance {want:.6g}")
@@ -273,7 +307,7 @@ FD_STEP = 1e-6
 FD_RTOL = 1e-4
 
 
-def check_ridge_family(family: RidgeFamily, z: Any = None, thetas: Any = None) -> None:
+def check_ridge_family(family: RidgeFamily, z: Any = None, thetas: Any = None, with_expression: bool = True) -> None:
     """Check a ridge family.
 
     A Meijer G configuration: the orders satisfy 0 <= m <= q, 0 <= n <= p, q >= 1, ``init_a``
@@ -282,19 +316,26 @@ def check_ridge_family(family: RidgeFamily, z: Any = None, thetas: Any = None) -
     shape (N,)) equal to central finite differences of ``value`` in theta and in z, at
     ``init_theta`` and two points near it (or at each parameter vector of ``thetas``: a family
     with bounds passes points inside them), for ``z`` (default: positive points, as Symbolic
-    Pursuit evaluates a family at the ReLU of a projection).
+    Pursuit evaluates a family at the ReLU of a projection).  When the family has
+    ``expression(theta, u)``, it is a sympy expression of the symbol ``u`` alone that, evaluated
+    by numpy and scipy (or by mpmath), equals ``value`` to 1e-8 at the same points: what
+    Symbolic Pursuit requires before it prints a term with it (``with_expression=False`` leaves
+    that to a caller that checks it its own way).
     """
     _require(family, RidgeFamily, "check_ridge_family")
-    if family.orders is not None:
-        _check_meijer_family(family)
-        return
-    z = np.asarray(RIDGE_POINTS if z is None else z, dtype=float)
-    if thetas is None:
-        theta0 = np.asarray(family.init_theta, dtype=float)
-        rng = np.random.default_rng(0)
-        thetas = (theta0, *(theta0 + 0.1 * rng.standard_normal(theta0.shape) for _ in range(2)))
-    for theta in thetas:
-        _check_family_gradient(family, np.asarray(theta, dtype=float), z)
+    with _calling(family, "the check"):
+        if family.orders is not None:
+            _check_meijer_family(family)
+            return
+        z = np.asarray(RIDGE_POINTS if z is None else z, dtype=float)
+        if thetas is None:
+            theta0 = np.asarray(family.init_theta, dtype=float)
+            rng = np.random.default_rng(0)
+            thetas = (theta0, *(theta0 + 0.1 * rng.standard_normal(theta0.shape) for _ in range(2)))
+        for theta in thetas:
+            _check_family_gradient(family, np.asarray(theta, dtype=float), z)
+            if with_expression and family.provides("expression"):
+                _check_family_expression(family, np.asarray(theta, dtype=float), z)
 
 
 def _check_meijer_family(family: RidgeFamily) -> None:
@@ -314,7 +355,8 @@ def _check_meijer_family(family: RidgeFamily) -> None:
 
 
 def _family_value(family: RidgeFamily, theta: np.ndarray, z: np.ndarray) -> np.ndarray:
-    v = np.asarray(family.value(theta, z), dtype=float)
+    with _calling(family, f"value(theta={_vec(theta)}, z)"):
+        v = np.asarray(family.value(theta, z), dtype=float)
     if v.shape != z.shape or not np.all(np.isfinite(v)):
         _fail(family, f"value(theta={_vec(theta)}, z) for {z.size} points z returned "
                       f"{'shape ' + str(v.shape) if v.shape != z.shape else 'non-finite values'}")
@@ -327,7 +369,8 @@ def _vec(values: np.ndarray) -> str:
 
 def _check_family_gradient(family: RidgeFamily, theta: np.ndarray, z: np.ndarray) -> None:
     v = _family_value(family, theta, z)
-    out = family.gradient(theta, z)
+    with _calling(family, f"gradient(theta={_vec(theta)}, z)"):
+        out = family.gradient(theta, z)
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         _fail(family, "gradient(theta, z) must return the pair (d/dtheta, d/dz)")
     dth, dz = (np.asarray(part, dtype=float) for part in out)
@@ -353,6 +396,56 @@ def _compare_derivative(family, what: str, theta, z, got: np.ndarray, fd: np.nda
                       f"{_num(fd[j])} by central differences of value()")
 
 
+#: how closely a family's ``expression`` must equal its ``value`` (Symbolic Pursuit's test)
+EXPRESSION_RTOL = 1e-8
+
+
+def _check_family_expression(family: RidgeFamily, theta: np.ndarray, z: np.ndarray) -> None:
+    """``expression(theta, u)`` is a sympy expression of ``u`` that equals ``value`` at ``z``."""
+    import sympy as sp
+
+    u = sp.Symbol("u", positive=True)
+    call = f"expression(theta={_vec(theta)}, u)"
+    with _calling(family, call):
+        expr = sp.sympify(family.expression(theta, u))
+    if not isinstance(expr, sp.Expr) or expr.free_symbols - {u}:
+        _fail(family, f"{call} = {expr} is not a sympy expression of u alone")
+    want = _family_value(family, theta, z)
+    got = None
+    for modules in (["scipy", "numpy"], "mpmath"):
+        got = _evaluated(expr, u, z, modules)
+        if got is not None and _agrees(got, want):
+            return
+    where = "" if got is None else _first_difference(got, want, z)
+    _fail(family, f"{call} = {expr} does not equal value() to {EXPRESSION_RTOL:g}{where} (neither numpy/scipy nor "
+                  "mpmath evaluate it so); Symbolic Pursuit would print the term by the family's name")
+
+
+def _evaluated(expr: Any, u: Any, z: np.ndarray, modules: Any) -> np.ndarray | None:
+    """``expr`` at each point of ``z`` through ``sympy.lambdify`` with ``modules`` (complex),
+    or None when those modules cannot evaluate it."""
+    import sympy as sp
+
+    try:
+        f = sp.lambdify([u], expr, modules=modules)
+        with np.errstate(all="ignore"):
+            return np.array([complex(f(float(point))) for point in z])
+    except Exception:  # noqa: BLE001 - a form these modules cannot evaluate
+        return None
+
+
+def _agrees(got: np.ndarray, want: np.ndarray) -> bool:
+    scale = np.maximum(np.abs(want), 1e-6 * np.max(np.abs(want)))
+    return bool(np.all(np.isfinite(got)) and np.all(np.abs(got - want) <= EXPRESSION_RTOL * scale))
+
+
+def _first_difference(got: np.ndarray, want: np.ndarray, z: np.ndarray) -> str:
+    scale = np.maximum(np.abs(want), 1e-6 * np.max(np.abs(want)))
+    bad = np.flatnonzero(~(np.abs(got - want) <= EXPRESSION_RTOL * scale))
+    j = bad[0] if bad.size else 0
+    return f": at u={_num(z[j])} it is {complex(got[j]):.10g}, value() is {_num(want[j])}"
+
+
 # -- kernel operators -----------------------------------------------------------------------------
 KERNEL_ROWS = (5, 4)  # rows of the random X and Z
 
@@ -369,6 +462,11 @@ def check_kernel_operator(op: KernelOperator) -> None:
     truth table.  A closed form overriding ``combine`` must agree with that count.
     """
     _require(op, KernelOperator, "check_kernel_operator")
+    with _calling(op, "the check"):
+        _check_combine(op)
+
+
+def _check_combine(op: KernelOperator) -> None:
     rng = np.random.default_rng(0)
     k = op.arity
     widths = [2 + j % 2 if k <= 4 else 2 for j in range(k)]
@@ -379,7 +477,8 @@ def check_kernel_operator(op: KernelOperator) -> None:
         X[0], Z[0] = 0, 1  # the extreme counts p = 0 and q = n
         Xs.append(X)
         Zs.append(Z)
-    got = op.combine([_joint_blocks(X, Z) for X, Z in zip(Xs, Zs)])
+    with _calling(op, f"combine() of {k} operands' joint-state counts"):
+        got = op.combine([_joint_blocks(X, Z) for X, Z in zip(Xs, Zs)])
     want = _enumerated_counts(op, Xs, Zs)
     shape = (KERNEL_ROWS[0], KERNEL_ROWS[1])
     try:
@@ -422,35 +521,45 @@ def _enumerated_counts(op: KernelOperator, Xs: list, Zs: list) -> list[list[np.n
 
 # -- embeddings -----------------------------------------------------------------------------------
 EMBEDDING_FEATURES = 9
+#: what Feature Vectors needs: an angle and a point in the picture per feature
+EMBEDDING_DIMS = 2
 
 
-def check_embedding(embedding: Embedding) -> None:
-    """Check ``embedding.embed`` on a random symmetric non-negative matrix, dense and scipy sparse.
+def check_embedding(embedding: Embedding, hyper: Mapping[str, Any] | None = None,
+                    n_dims: int | None = EMBEDDING_DIMS) -> None:
+    """Check ``embedding.embed`` on what Feature Vectors gives it and against what it needs.
 
-    Each call returns an ``EmbeddedFeatures`` or an array with one row per feature, shape
-    (n_features, k) with k >= 1, finite values (and ``explained_variance_ratio`` /
-    ``singular_values``, when given, k finite values each); it leaves the matrix unchanged and
-    returns the same vectors when called again.
+    ``embed`` is called with a random symmetric non-negative 9 x 9 ``scipy.sparse.csr_matrix``
+    of float64 counts, as Feature Vectors calls it with its co-occurrence matrix, and with the
+    parameters ``hyper`` (the embedding's ``defaults`` updated with ``hyper``), and must
+    return an ``EmbeddedFeatures`` or an array of shape (n_features, ``n_dims``) (default 2:
+    Feature Vectors draws each feature as a point and reads its angle; None accepts any
+    k >= 1) with finite values, and, when given, ``explained_variance_ratio`` /
+    ``singular_values`` of k finite values each; it leaves the matrix unchanged and returns the
+    same vectors when called again.
     """
     _require(embedding, Embedding, "check_embedding")
     import scipy.sparse as sp
 
+    hyper = embedding.resolve_hyper(hyper)
     rng = np.random.default_rng(0)
     d = EMBEDDING_FEATURES
     A = rng.integers(0, 6, (d, d)) * (rng.random((d, d)) < 0.6)
-    dense = (A + A.T).astype(float)
-    for matrix, kind in ((dense, "dense"), (sp.csr_matrix(dense), "scipy sparse")):
-        first = _embed_checked(embedding, matrix, f"a {kind} {d} x {d} matrix")
-        again = _embed_checked(embedding, matrix.copy(), f"a {kind} {d} x {d} matrix")
-        if not np.array_equal(first, again):
-            _fail(embedding, f"embed() of the same {kind} matrix twice gives different vectors (not deterministic)")
+    matrix = sp.csr_matrix((A + A.T).astype(np.float64))
+    what = f"a scipy.sparse CSR {d} x {d} matrix"
+    with _calling(embedding, "the check"):
+        first = _embed_checked(embedding, hyper, matrix, what, n_dims)
+        again = _embed_checked(embedding, hyper, matrix.copy(), what, n_dims)
+    if not np.array_equal(first, again):
+        _fail(embedding, f"embed() of the same matrix twice gives different vectors (not deterministic)")
 
 
-def _embed_checked(embedding: Embedding, matrix: Any, what: str) -> np.ndarray:
+def _embed_checked(embedding: Embedding, hyper: Mapping[str, Any], matrix: Any, what: str,
+                   n_dims: int | None) -> np.ndarray:
     original = matrix.copy()
-    out = embedding.embed(matrix)
-    changed = (matrix != original).nnz if hasattr(matrix, "nnz") else np.any(matrix != original)
-    if changed:
+    with _calling(embedding, f"embed() on {what}"):
+        out = embedding.embed(matrix, **hyper)
+    if (matrix != original).nnz:
         _fail(embedding, f"embed() changed its input ({what})")
     record = out if isinstance(out, EmbeddedFeatures) else EmbeddedFeatures(vectors=out)
     try:
@@ -458,8 +567,10 @@ def _embed_checked(embedding: Embedding, matrix: Any, what: str) -> np.ndarray:
     except (TypeError, ValueError) as err:
         _fail(embedding, f"embed() on {what} returned {type(out).__name__}, not vectors: {err}")
     d = matrix.shape[0]
-    if vectors.ndim != 2 or vectors.shape[0] != d or vectors.shape[1] < 1:
-        _fail(embedding, f"embed() on {what} returned shape {vectors.shape}, not ({d}, k) with k >= 1")
+    k = "k with k >= 1" if n_dims is None else str(n_dims)
+    if vectors.ndim != 2 or vectors.shape[0] != d or vectors.shape[1] < 1 or vectors.shape[1] != (n_dims or vectors.shape[1]):
+        _fail(embedding, f"embed() on {what} returned shape {vectors.shape}, not ({d}, {k})"
+                         + (" (Feature Vectors needs 2-D vectors)" if n_dims == EMBEDDING_DIMS else ""))
     if not np.all(np.isfinite(vectors)):
         _fail(embedding, f"embed() on {what} returned non-finite values (NaN or inf)")
     for field in ("explained_variance_ratio", "singular_values"):

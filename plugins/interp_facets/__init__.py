@@ -5,7 +5,7 @@ their closed-form proximal operators, a proximal-gradient solver, scikit-learn e
 grid-search CV, score cards and the honest rounded baseline.
 
 The rooms: ``plugin`` (the hooks and the ``facets`` method's declaration), ``method`` (what
-``interp run --plugin facets`` runs), ``render`` and ``plots`` (what a person reads and sees);
+``interp run --method facets`` runs), ``render`` and ``plots`` (what a person reads and sees);
 the estimators (``estimators``, ``cv``) over the optimiser, laid out as skglm's: ``datafits``
 (one class per loss), ``penalties`` (one ``interp.Penalty`` subclass per penalty), ``problem``
 (the objective and the problem a solver loop works on), ``first_order`` and ``newton`` (the

@@ -207,7 +207,7 @@ class _FacetsCVBase(BaseEstimator):
 
     # ------------------------------------------------------------------ grid
     def _grid(self, X, y_num, limits: RowLimits):
-        """(gammas, betas, strongest first).  Counts (None: :data:`GRID`, or :data:`ROWS_GRID`
+        """(gammas, betas, strongest first).  Counts (None: `GRID`, or `ROWS_GRID`
         with ``max_rows``) make geometric grids: gamma from m / 30 (m / max_points with
         ``max_rows``: the card's largest point is then about max_points) to m, the largest
         coefficient of a lightly ridge-penalised fit."""
@@ -295,7 +295,7 @@ class _FacetsCVBase(BaseEstimator):
         return np.sort(rows)
 
     def _search(self, X, y_num, y_orig):
-        """The grid on at most ``max_cv_rows`` rows (see :meth:`_cv_rows`), then the chosen point
+        """The grid on at most ``max_cv_rows`` rows (see `_cv_rows`), then the chosen point
         refitted on every row, warm-started from the grid's solution.  ``cv_sample_`` holds the
         indices of the rows the grid ran on (None: all), ``cv_rows_`` their number and
         ``subsampled_`` whether they were fewer than all."""
@@ -319,7 +319,7 @@ class _FacetsCVBase(BaseEstimator):
 
     def _search_rows(self, X, y_num, limits: RowLimits, space: CardSpace, pool: int) -> GridSearch:
         """With ``max_rows``: each gamma's Facets path seeds an integer card search (see
-        :func:`.search.search_grid`); the card of lowest training loss wins.  No CV: the grid
+        `.search.search_grid`); the card of lowest training loss wins.  No CV: the grid
         is a handful of paths, each stopped at max_rows rows, and the choice among their cards
         is by the loss the search minimises (as FasterRisk chooses among its multipliers).
         ``search_results_`` holds, per gamma, the seed's beta and rows and the searched card's
@@ -368,7 +368,7 @@ class _FacetsCVBase(BaseEstimator):
         )
 
     def _keep_pool(self, X, y_num, found: GridSearch, space: CardSpace, size: int) -> None:
-        """``pool_`` (the near-optimal cards, best first: see :mod:`.pool`), ``cards_`` (their
+        """``pool_`` (the near-optimal cards, best first: see `.pool`), ``cards_`` (their
         table), ``feature_share_`` (per feature, the share of them using it); the best becomes
         the model (``select_card(0)``)."""
         searched = [c for c in found.cards if c is not None]
@@ -405,7 +405,7 @@ class _FacetsCVBase(BaseEstimator):
 
     def _fit_cv(self, X, y_num, y_orig, limits: RowLimits, space: CardSpace):
         """One path per (fold or whole data, gamma), run through joblib; gathered in a
-        :class:`GridTally`, from which ``cv_results_`` and the chosen point come."""
+        `GridTally`, from which ``cv_results_`` and the chosen point come."""
         objective, options, snap_tol = self._settings(limits, space)
         gammas, betas = self._grid(X, y_num, limits)
         splitter = self._splitter()
@@ -523,7 +523,7 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
     nonzeros, ...), ``best_*_``, ``best_estimator_``, ``coefs_path_`` (n_gammas, n_betas, d),
     ``n_integral_``, ``n_null_``, and ``coef_``/``intercept_``/``integrity_`` of the best model.
 
-    Above ``max_cv_rows`` rows (default :data:`.validation.MAX_CV_ROWS`; None: never), the grid
+    Above ``max_cv_rows`` rows (default `.validation.MAX_CV_ROWS`; None: never), the grid
     (its CV and its whole-data paths) runs on a stratified subsample of that many rows drawn with
     ``random_state``, and only the chosen point is fitted on every row, warm-started from the
     subsample's solution; ``subsampled_``, ``cv_rows_`` and ``cv_sample_`` say so.
@@ -531,7 +531,16 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
     ``max_points`` (default 5) bounds every point (the solver's box); ``max_rows`` (default None)
     caps the card's rows: the grid is then a few paths (``gammas`` and ``betas`` default to 3
     and 12), each seeding an integer local search, and the card of lowest training loss wins
-    (see :mod:`.search`; no CV, so there is no ``cv_results_`` but ``search_results_``).
+    (see `.search`; no CV, so there is no ``cv_results_`` but ``search_results_``).
+    ``max_features``, ``monotone``, ``point_bounds`` and ``groups`` are FacetsClassifier's (see
+    `.space`).
+
+    ``pool`` (None, or N >= 1, with the card search) keeps up to N near-optimal cards, whose
+    training loss is within ``pool_tol`` (default 0.05, relative) of the best card's, of each
+    set of rows the best (see `.pool`): ``pool_`` (the cards, best first), ``cards_`` (their
+    table: rows, loss, training accuracy and AUC), ``feature_share_`` (per feature, or per
+    group with ``groups``, the share of those cards that use it) and ``select_card(i)``, which
+    makes card i the model (``selected_card_`` says which one is).
     """
 
     _loss = "logistic"

@@ -29,7 +29,7 @@ __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "binary_target"]
 def integrity(u: np.ndarray, atol: float = GRID_ATOL) -> tuple[float, float]:
     """(fraction of coordinates of u on the integers, same among the non-zero ones).
 
-    The second value is nan when every coordinate is zero (see :func:`.snap.integrity_rows`).
+    The second value is nan when every coordinate is zero (see `.snap.integrity_rows`).
     """
     whole, nonzero = integrity_rows(np.ravel(u), atol)
     return float(whole[0]), float(nonzero[0])
@@ -85,7 +85,7 @@ class _FacetsBase(BaseEstimator):
 
     def _fit(self, X, y_num, coef_init=None, intercept_init=None, card: Card | None = None) -> None:
         """Check the parameters, resolve the penalty, solve, snap, refit the scale (or, with
-        ``max_rows``, search the card: see :mod:`.search`; ``card``, a search's outcome on these
+        ``max_rows``, search the card: see `.search`; ``card``, a search's outcome on these
         rows, skips it), store."""
         lam = check_positive("lam", self.lam)
         gamma = check_positive("gamma", self.gamma)
@@ -192,9 +192,9 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         restarted Nesterov momentum; ``ista``: plain proximal gradient (the paper's).  All three
         return prox outputs and stop on the same subgradient test, so they give the same
         minimiser (and the same integrity) up to ``tol``.
-    tol, max_iter : stopping test (subgradient distance / lam, per coefficient; for a nearly
-        unpenalised coefficient, / a tenth of its gradient at the intercept-only model) and
-        iteration cap.
+    tol, max_iter : float > 0, int >= 1
+        Stopping test (subgradient distance / lam, per coefficient; for a nearly unpenalised
+        coefficient, / a tenth of its gradient at the intercept-only model) and iteration cap.
     refit_scale : bool
         After the penalised fit, freeze the points ``u = w / gamma`` and re-estimate only the
         scale and intercept by an unpenalised 1-D fit of the loss on the total ``X u`` (the
@@ -216,7 +216,7 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         At most this many non-zero points (default None: no limit).  The penalised fit's card
         (its smallest rows dropped past ``max_rows``) is then improved by an integer local search
         on the training loss, the scale and intercept re-fitted at every move (see
-        :mod:`.search`); ``search_steps_`` counts its moves.  Needs ``fit_intercept``.
+        `.search`); ``search_steps_`` counts its moves.  Needs ``fit_intercept``.
     max_features : int >= 1 or None
         At most this many features on the card (default None: no limit), a feature being a
         group of rows (``groups``): a card may give an age three bands for one feature of its
@@ -237,15 +237,26 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
 
     Attributes
     ----------
-    coef_, intercept_, points_ (coef_ / gamma_ rounded), gamma_ (the grid step of coef_),
-    scale_, integrity_ (fraction of coefficients on the gamma-grid, zeros included),
-    integrity_nonzero_ (same among non-zero coefficients), n_iter_, converged_, objective_
-    (of the penalised problem), coef_grid_ / intercept_raw_ (the penalised minimiser in grid
-    units, before the scale refit), n_snapped_ (coefficients moved by the snap, 0 if none)
-    and snap_gap_ (its relative objective increase; 0 when the minimiser was integral, nan
-    when the snap was refused), penalty_ (the ``interp.Penalty`` object resolved from the
-    registry at fit time: the fitted model never looks it up again, so it works, pickled, where
-    the plugin that registered it is not loaded) and penalty_params_ (its hyperparameters).
+    coef_, intercept_ : ndarray, float
+        The model on the features' scale.
+    points_ : ndarray of int
+        ``coef_ / gamma_`` rounded: the card's points.
+    gamma_, scale_ : float
+        The grid step of ``coef_`` (``gamma * scale_``) and the scale the refit found.
+    integrity_, integrity_nonzero_ : float
+        The fraction of coefficients on the gamma-grid, zeros included, and the same among the
+        non-zero ones.
+    n_iter_, converged_, objective_ : int, bool, float
+        The solver's iterations, whether it met ``tol``, and the penalised objective.
+    coef_grid_, intercept_raw_ : ndarray, float
+        The penalised minimiser in grid units, before the scale refit.
+    n_snapped_, snap_gap_ : int, float
+        Coefficients moved by the snap (0 if none) and its relative objective increase (0 when
+        the minimiser was integral, nan when the snap was refused).
+    penalty_, penalty_params_ : interp.Penalty, dict
+        The penalty resolved from the registry at fit time, and its hyperparameters: the
+        fitted model never looks it up again, so it works, pickled, where the plugin that
+        registered it is not loaded.
     """
 
     _loss = "squared"
@@ -276,7 +287,7 @@ class FacetsClassifier(ClassifierMixin, _FacetsBase):
 
     Minimises ``mean log(1 + exp(-y (X w + b))) + lam Omega(w / gamma)`` with ``y`` in {-1, +1}
     (the second class of ``classes_`` is +1).  Parameters and attributes as for
-    :class:`FacetsRegressor`; ``coef_`` has shape (1, n_features) and ``intercept_`` (1,), as in
+    `FacetsRegressor`; ``coef_`` has shape (1, n_features) and ``intercept_`` (1,), as in
     scikit-learn's linear classifiers.  A target with more than two classes is an InputError.
     """
 
@@ -284,7 +295,7 @@ class FacetsClassifier(ClassifierMixin, _FacetsBase):
 
     def fit(self, X, y, coef_init=None, intercept_init=None):
         """Fit; ``coef_init`` and ``intercept_init`` start the solver there (see
-        :meth:`FacetsRegressor.fit`)."""
+        `FacetsRegressor.fit`)."""
         self._fit(*self._validate(X, y), coef_init, intercept_init)
         return self
 

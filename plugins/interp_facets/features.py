@@ -10,8 +10,8 @@ integer codes counted per unit) that read at a glance and never say the same thi
   quantile itself rounded to two significant digits (if that still splits the data);
 * numeric columns with at most ``max_levels`` values (codes such as 1..4) are ordinal, not
   one-hot: ``x >= t`` at every level but the lowest, so their order is kept;
-* integer columns with at least :data:`MIN_UNIT_LEVELS` levels, and at most ``max_levels`` of
-  them or spanning at most :data:`MAX_UNIT_RANGE` units (a code 1..10, a count, an age in
+* integer columns with at least `MIN_UNIT_LEVELS` levels, and at most ``max_levels`` of
+  them or spanning at most `MAX_UNIT_RANGE` units (a code 1..10, a count, an age in
   years), get a per-unit column, the value itself (named ``col (1-10)``: the card's row adds its
   points times the value).  A threshold at every level would spend the card's rows following a
   nearly linear effect step by step.  A code of at most ``max_levels`` levels (a rating 1..10)
@@ -26,8 +26,8 @@ integer codes counted per unit) that read at a glance and never say the same thi
 * no column appears twice, and no column beside its complement (``Male`` and ``Female``, or
   ``x >= t`` and ``x < t``): of each such group the first is kept.
 
-:class:`CardBinarizer` is the fitted transformer (``transform`` re-applies it to new rows and it
-pickles on its own); :func:`card_features` fits it and returns the design.
+`CardBinarizer` is the fitted transformer (``transform`` re-applies it to new rows and it
+pickles on its own); `card_features` fits it and returns the design.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ MAX_DIGITS = 2
 @attrs.frozen(eq=False)
 class CardFeatures(BinaryFeatures):
     """The design a card is written in (0/1 columns and per-unit integer codes): ``X``, its
-    ``names``, the fitted ``binarizer`` (a :class:`CardBinarizer`; None when the columns are
+    ``names``, the fitted ``binarizer`` (a `CardBinarizer`; None when the columns are
     used as given, ``binarize`` never) and per column its ``groups`` (the original column it
     comes from: the estimators' ``groups``, so that a column's thresholds count as one feature)
     and whether it ``rises`` with that column's value (thresholds, per-unit codes, 0/1 columns;
@@ -254,16 +254,16 @@ def _keep_mask(B: np.ndarray) -> np.ndarray:
 class CardBinarizer(TabularBinarizer):
     """The readable features of a card (see the module docstring), as a transformer.
 
-    Parameters
-    ----------
-    max_levels : numeric columns with at most this many distinct values are ordinal codes
-        (``x >= t`` at every level but the lowest, or with :data:`MIN_UNIT_LEVELS` levels or
-        more, a per-unit column and round thresholds).
-    n_thresholds : round thresholds per other numeric column.
+    It takes the parameters of `interp.binarize.TabularBinarizer`, read as follows:
 
-    Attributes: ``columns_``, ``encodings_`` (per input column: kind, levels or splits, whether
-    it had missing values), ``keep_`` (which candidate columns survive: not constant, no
-    duplicate, no complement), ``feature_names_out_``.
+    - ``max_levels`` (default 10): numeric columns with at most this many distinct values are
+      ordinal codes (``x >= t`` at every level but the lowest, or with ``MIN_UNIT_LEVELS``
+      levels or more, a per-unit column and round thresholds);
+    - ``n_thresholds`` (default 3): round thresholds per other numeric column.
+
+    Fitted, it has ``columns_``, ``encodings_`` (per input column: kind, levels or splits,
+    whether it had missing values), ``keep_`` (which candidate columns survive: not constant,
+    no duplicate, no complement) and ``feature_names_out_``.
     """
 
     def fit(self, X, y=None):

@@ -27,7 +27,7 @@ from .problem import Objective
 from .render import method_sections, pool_payload
 from .scorecard import ScoreCard, no_card_reason, rounded_baseline, score_card
 from .solver import SolverOptions
-from .validation import check_eps, check_positive, check_snap_tol, resolve_penalty
+from .validation import check_positive, check_snap_tol
 
 #: the fixed-(lam, gamma) path plot: betas from 10^1.5 times the chosen one down to 10^-1.5 times
 PATH_DECADES, PATH_POINTS, PATH_MAX_ITER = 1.5, 25, 500
@@ -64,25 +64,28 @@ class Baseline:
     cv_accuracy: float | None
 
 
-def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, tol, max_iter, snap_tol,
-        baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points, pool) -> Explanation:
+def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas, n_betas, tol, max_iter,
+        snap_tol, baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points, pool) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
     Why so many parameters: beside ``data`` and ``ctx``, one keyword per option of
-    ``FACETS_METHOD`` (18), with no defaults.  The options are declared once, in
-    ``plugin.py``; the core (``Method.resolve_options``) converts, checks and defaults every
-    one and calls ``run(data, ctx, **options)``, so the signature is the option list, named,
-    and a record bundling them here would declare them a second time.
+    ``FACETS_METHOD`` (17, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
+    among them), with no defaults.  The options are declared once, in ``plugin.py``; the core
+    (``Method.resolve_options``) converts, checks and defaults every one, resolves the penalty
+    and its parameters, and calls ``run(data, ctx, **options)``, so the signature is the option
+    list, named, and a record bundling them here would declare them a second time.  The core
+    also records them as the explanation's ``params``; the run adds the (lam, gamma) it chose.
     """
     _check_data(data)
     design = _design(data, binarize, n_thresholds)
     X, names = design.X, list(design.names)
     check_finite(X, names)
-    folds = _check_options(lam, gamma, cv, penalty, eps, snap_tol)
+    folds = _check_options(lam, gamma, cv, snap_tol)
     if pool and not folds:
         raise InputError("--pool needs the card search of a CV fit: leave out --lam and --gamma")
-    settings = dict(penalty=penalty, eps=eps, solver=solver, tol=tol, max_iter=max_iter, snap_tol=snap_tol,
-                    max_rows=max_rows or None, max_points=max_points, groups=design.groups or None)
+    settings = dict(penalty=penalty, penalty_params=penalty_params, solver=solver, tol=tol, max_iter=max_iter,
+                    snap_tol=snap_tol, max_rows=max_rows or None, max_points=max_points,
+                    groups=design.groups or None)
     seed = 0 if ctx.seed is None else ctx.seed
     splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
     if folds:
@@ -96,14 +99,10 @@ def run(data, ctx, *, lam, gamma, cv, penalty, eps, solver, n_gammas, n_betas, t
     figures = {**fit.figures, **({"risk": plot_risk(card)} if card is not None else {})}
     base = _baseline(X, data.y, names, float(fit.model.gamma_), baseline, splitter, seed, fit.cv_sample)
     accuracy = float(fit.model.score(X, data.y))
-    params = {"lam": fit.lam, "gamma": fit.gamma, "cv": folds, "penalty": penalty, "eps": eps,
-              "solver": solver, "n_gammas": n_gammas, "n_betas": n_betas, "tol": tol, "max_iter": max_iter,
-              "snap_tol": snap_tol, "baseline": baseline, "binarize": binarize, "n_thresholds": n_thresholds,
-              "max_cv_rows": max_cv_rows, "max_rows": max_rows, "max_points": max_points, "pool": pool}
     return Explanation(
-        params=params,
+        params={"lam": fit.lam, "gamma": fit.gamma, "cv": folds},
         metrics=_metrics(fit, base, accuracy),
-        payload=_payload(fit, card, base, names, penalty, no_card),
+        payload=_payload(fit, card, base, names, no_card),
         sections=method_sections(card, fit, base, accuracy, names, no_card),
         figures=figures,
         estimator=_saved_model(design, fit.estimator),
@@ -127,7 +126,7 @@ def _saved_model(design: CardFeatures, estimator):
 
 def _design(data, binarize, n_thresholds) -> CardFeatures:
     """The features the card is written in: readable columns such as ``age >= 50`` and integer
-    codes counted per unit (see :mod:`.features`; ``binarize`` auto or always), or the columns
+    codes counted per unit (see `.features`; ``binarize`` auto or always), or the columns
     as given (never: no binarizer).
 
     Points on raw measurements (areas in the thousands beside ratios below one) cannot share one
@@ -165,16 +164,15 @@ def _check_data(data) -> None:
         )
 
 
-def _check_options(lam, gamma, cv, penalty, eps, snap_tol) -> int:
-    """One-line errors before any work; the number of CV folds (0: fit at the given lam, gamma)."""
+def _check_options(lam, gamma, cv, snap_tol) -> int:
+    """One-line errors before any work; the number of CV folds (0: fit at the given lam, gamma).
+    The penalty and its parameters are checked by the core."""
     if (lam is None) != (gamma is None):
         raise InputError("give both --lam and --gamma, or --cv K to choose them by cross-validation")
     if lam is not None:
         check_positive("lam", lam)
         check_positive("gamma", gamma)
-    check_eps(eps)
     check_snap_tol(snap_tol)
-    resolve_penalty(penalty, eps)  # an unknown penalty, before any work
     if cv == 1:
         raise InputError("--cv needs at least 2 folds")
     return cv or (0 if lam is not None else 5)
@@ -265,7 +263,7 @@ def _metrics(fit: Fit, base: Baseline, accuracy: float) -> dict:
     return metrics
 
 
-def _payload(fit: Fit, card: ScoreCard | None, base: Baseline, names, penalty: str, no_card: str | None) -> dict:
+def _payload(fit: Fit, card: ScoreCard | None, base: Baseline, names, no_card: str | None) -> dict:
     """The JSON payload: the card (None, and ``no_card`` saying why, when the model is not
     integral), the fit, the baseline and, with a pool, its cards and feature shares."""
     model = fit.model
@@ -281,7 +279,8 @@ def _payload(fit: Fit, card: ScoreCard | None, base: Baseline, names, penalty: s
         "lam": fit.lam,
         "gamma": fit.gamma,
         "beta": fit.lam / fit.gamma**2,
-        "penalty": penalty,
+        "penalty": model.penalty_.name,
+        "penalty_params": model.penalty_params_,
         "coef": np.ravel(model.coef_),
         "intercept": float(np.ravel(model.intercept_)[0]),
         "feature_names": names,

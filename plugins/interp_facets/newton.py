@@ -10,7 +10,7 @@ This loop combines two steps:
    the largest residual;
 2. a Newton step on the other ("free") coordinates and the intercept, on the loss plus the
    penalty's local quadratic model, accepted only if the objective does not go up.  Its
-   candidate is itself a prox output (see :func:`newton_step`), so every iterate, and the
+   candidate is itself a prox output (see `newton_step`), so every iterate, and the
    returned model, has exact integers, as with ISTA.
 
 The penalty's local model needs nothing but its prox: for ``v = prox(zeta, lam * s)`` the prox

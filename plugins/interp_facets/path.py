@@ -28,7 +28,7 @@ def fit_path(X, y, objective: Objective, lams, options: SolverOptions = SolverOp
     """Fit ``objective`` at every strength in ``lams``, strongest first, each fit starting where
     the previous one stopped (its coefficients, intercept and backtracking constant).
 
-    The step metric is computed once for the path and ``gram`` (see :func:`.problem.gram_matrix`)
+    The step metric is computed once for the path and ``gram`` (see `.problem.gram_matrix`)
     may be given to share it between paths on the same ``X``.
     """
     lams = np.asarray(lams, dtype=float)

@@ -10,7 +10,7 @@ Every method works elementwise on numpy arrays (scalars are accepted too).  Conv
 The penalties are those of Belahcene et al. (ACML 2020): Facets
 ``omega(w) = sum_{i>=0} max(0, |w| - i)`` (eq. 3 gives the closed form), Strongly Convex Facets
 ``(1 - eps) Facets + eps (|w| + w^2 / 2)`` (eq. 14), and the usual L1, L2 (``w^2 / 2``) and
-elastic net.  The grid scale gamma is applied on top of any of them by :func:`prox_scaled`
+elastic net.  The grid scale gamma is applied on top of any of them by `prox_scaled`
 (eq. 16): ``prox_{mu Omega(. / gamma)}(w) = gamma * prox_{mu / gamma^2 Omega}(w / gamma)``.
 
 Each penalty is a subclass of ``interp.Penalty`` with the three as methods (as skglm's penalty
@@ -241,7 +241,7 @@ class ElasticNetPenalty(_Elementwise):
 FACETS, SCF, L1, L2, ELASTICNET = (FacetsPenalty(), SCFPenalty(), L1Penalty(), L2Penalty(),
                                    ElasticNetPenalty())
 
-#: the built-in penalties, registered by :class:`.plugin.FacetsPlugin`
+#: the built-in penalties, registered by `.plugin.FacetsPlugin`
 PENALTIES = (FACETS, SCF, L1, L2, ELASTICNET)
 
 
@@ -255,12 +255,12 @@ l1_value, l1_subdiff_distance = L1.value, L1.subdiff_distance
 
 
 def prox_facets(w, mu: float) -> np.ndarray:
-    """Proximal operator of mu * Facets, eq. (12) (see :meth:`FacetsPenalty.prox`)."""
+    """Proximal operator of mu * Facets, eq. (12) (see `FacetsPenalty.prox`)."""
     return FACETS.prox(_arr(w), _check_mu(mu))
 
 
 def prox_scf(w, mu: float, eps: float = 0.01) -> np.ndarray:
-    """Proximal operator of mu * SCF_eps, eq. (15) (see :meth:`SCFPenalty.prox`)."""
+    """Proximal operator of mu * SCF_eps, eq. (15) (see `SCFPenalty.prox`)."""
     return SCF.prox(_arr(w), _check_mu(mu), check_eps(eps))
 
 

@@ -1,11 +1,13 @@
 """Figures: the regularisation path and the accuracy / integrity heat maps (paper's Figure 3).
 
-Every function returns a matplotlib Figure and never shows it.
+Every function returns a matplotlib Figure and never shows it; figures are made with
+``interp.plotting.figure``, so feature names are drawn as they are written (never as mathtext).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from interp.plotting import figure
 from matplotlib.figure import Figure
 
 __all__ = ["plot_path", "plot_heatmaps", "plot_cv", "plot_risk"]
@@ -20,24 +22,27 @@ def plot_path(betas, coefs, gamma: float, feature_names=None, selected_beta: flo
     betas = np.asarray(betas, dtype=float)
     coefs = np.asarray(coefs, dtype=float) / float(gamma)
     order = np.argsort(betas)
-    fig = Figure(figsize=(7, 4.2), layout="constrained")
+    fig = figure(figsize=(7, 4.2), layout="constrained")
     ax = fig.add_subplot()
     d = coefs.shape[1]
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
     top = np.argsort(-np.max(np.abs(coefs), axis=0))[:max_labels]
+    named = []  # (line, label) of the top features: passed to legend() explicitly, because
+    # matplotlib leaves out artists whose label starts with "_", and a column may be named so
     for j in range(d):
-        ax.step(betas[order], coefs[order, j], where="mid", lw=1.2 if j in top else 0.6,
-                label=names[j] if j in top else None)
+        (line,) = ax.step(betas[order], coefs[order, j], where="mid", lw=1.2 if j in top else 0.6)
+        if j in top:
+            named.append((line, names[j]))
     ax.set_xscale("log")
     ax.set_xlabel("beta = lambda / gamma^2")
     ax.set_ylabel("points (w / gamma)")
     ax.set_title(f"regularisation path at gamma = {gamma:.3g}")
     ax.axhline(0, color="0.6", lw=0.5)
     if selected_beta is not None:
-        ax.axvline(selected_beta, color="k", ls="--", lw=0.8, label="selected")
+        named.append((ax.axvline(selected_beta, color="k", ls="--", lw=0.8), "selected"))
     ax.grid(True, axis="y", alpha=0.3)
     if d:
-        ax.legend(fontsize=7, ncols=2, loc="best")
+        ax.legend(*zip(*named), fontsize=7, ncols=2, loc="best")
     return fig
 
 
@@ -49,7 +54,7 @@ def plot_heatmaps(gammas, betas, accuracy, integrity, selected: tuple[float, flo
     """
     gammas = np.asarray(gammas, dtype=float)
     betas = np.asarray(betas, dtype=float)
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    fig = figure(figsize=(11, 4.2), layout="constrained")
     axes = fig.subplots(1, 2)
     bo = np.argsort(betas)
     go = np.argsort(gammas)
@@ -93,7 +98,7 @@ def plot_risk(card) -> Figure:
         raise ValueError("this card has no risk table: make it with score_card(..., X, y=labels)")
     totals = np.asarray(table.totals, dtype=float)
     fine = np.linspace(totals.min() - 0.5, totals.max() + 0.5, 200)
-    fig = Figure(figsize=(6, 3.8), layout="constrained")
+    fig = figure(figsize=(6, 3.8), layout="constrained")
     ax = fig.add_subplot()
     ax.plot(fine, table.risk(fine), color="C0", lw=1.2)
     ax.plot(totals, table.risk(totals), "o", color="C0", markersize=4)

@@ -24,8 +24,10 @@ FACETS_METHOD = Method(
         Option("cv", int, 0, "choose (lam, gamma) by K-fold CV over a grid (default 5 "
                              "folds when --lam/--gamma are not given)", min=0),
         Option("penalty", str, "scf", "registered penalty name (scf, facets, l1, l2, "
-                                      "elasticnet, ...)"),
-        Option("eps", float, 0.01, "eps of Strongly Convex Facets, in (0, 1)"),
+                                      "elasticnet, ...)", catalogue="penalties"),
+        Option("eps", float, None, "eps of Strongly Convex Facets, in (0, 1) (default 0.01): the "
+                                   "same as --penalty-param eps=VALUE, for a penalty that has an eps",
+               param_of="penalty"),
         Option("solver", str, "newton", "newton (proximal gradient + Newton steps), fista or ista",
                choices=SOLVERS),
         Option("n_gammas", int, None, "number of gamma values in the CV grid (default: the "

@@ -4,12 +4,12 @@ the best one's.
 One card hides how many others fit the data nearly as well.  The card search already evaluates
 them: the cards of every seed (one per gamma) and, at the last step of each, the cards one move
 away (a row's points changed, a row swapped for another feature, two rows moved together).
-:func:`card_pool` keeps of each set of rows the best of them (as FasterRisk keeps one card per
+`card_pool` keeps of each set of rows the best of them (as FasterRisk keeps one card per
 support), polishes its points by a short search on those rows, refits every card's scale and
 intercept exactly and keeps those within ``tol`` (relative) of the lowest loss, best first; so
 the pool's cards differ in which features they use, not only in a point here or there.
-:func:`pool_table` is the table a person reads, and
-:func:`feature_shares` the share of those cards that use each feature: a feature on every
+`pool_table` is the table a person reads, and
+`feature_shares` the share of those cards that use each feature: a feature on every
 near-optimal card is robust, one on a few of them is a choice among equals, not a finding.
 """
 

@@ -9,7 +9,7 @@ One proximal step in ``u`` with step ``1 / L`` is exactly the scaled proximal st
 ``w``, but the iterate is kept in grid units, so a coordinate on a plateau of the Facets prox is
 an exact integer and its subdifferential is read without rounding.
 
-``loss`` is a datafit (:mod:`.datafits`); with ``penalty="l1"`` and ``gamma=1`` the squared and
+``loss`` is a datafit (`.datafits`); with ``penalty="l1"`` and ``gamma=1`` the squared and
 logistic problems are scikit-learn's ``Lasso(alpha=lam)`` and ``LogisticRegression(C=1 / (n
 lam))`` objectives.  The penalty is any ``interp.Penalty``, bound to its hyperparameters
 (``Objective.bound``): ``prox(w, step)``, ``value(w)`` and (optional) ``subdiff_distance(w,
@@ -85,7 +85,7 @@ class Objective:
     prox is the penalty's prox clipped to the box (both are separable and the penalty is convex
     in each coordinate).  ``bounds`` = (lower, upper), one value per coordinate with ``lower <= 0
     <= upper`` (infinite: unbounded), narrows the box per coordinate: a monotone feature's rows
-    keep one sign, a row may have bounds of its own (see :mod:`.space`).
+    keep one sign, a row may have bounds of its own (see `.space`).
     """
 
     loss: str = attrs.field(validator=_check_loss)
@@ -165,7 +165,7 @@ def curvature_matrix(X: np.ndarray, objective: Objective,
                      gram: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """An upper bound H of the Hessian of the loss in (u, b): curv * [gamma X, 1]^T [gamma X, 1] / n.
 
-    ``gram`` (see :func:`gram_matrix`) may be given to reuse it across a grid.
+    ``gram`` (see `gram_matrix`) may be given to reuse it across a grid.
     """
     d, gamma = X.shape[1], objective.gamma
     G, m = gram if gram is not None else gram_matrix(X)
@@ -205,7 +205,7 @@ def metric_and_bound(H: np.ndarray, precondition: bool) -> tuple[np.ndarray, flo
 
 def step_metric(X: np.ndarray, objective: Objective, precondition: bool = True,
                 gram: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, float]:
-    """(D, bound) of :func:`metric_and_bound` for the objective's Hessian bound: what a path
+    """(D, bound) of `metric_and_bound` for the objective's Hessian bound: what a path
     computes once and hands to each of its fits."""
     return metric_and_bound(curvature_matrix(X, objective, gram), precondition)
 
@@ -233,8 +233,8 @@ class Problem:
 
     Holds the data, the objective, the diagonal metric ``D`` (per-coordinate steps ``1 / (L
     D_j)``) and the scale of the stopping criterion, so that the first-order loop
-    (:mod:`.first_order`) and the Newton loop (:mod:`.newton`) share one definition of a step,
-    of the objective and of convergence.  ``gram`` and ``metric`` (see :func:`step_metric`) may
+    (`.first_order`) and the Newton loop (`.newton`) share one definition of a step,
+    of the objective and of convergence.  ``gram`` and ``metric`` (see `step_metric`) may
     be given to reuse them along a path.
     """
 
@@ -308,7 +308,7 @@ class Problem:
 
     def hessian(self, w: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Hessian of the loss in (u[cols], b) for the sample weights w (see
-        :meth:`grads_and_curvature`), b last with an intercept.
+        `grads_and_curvature`), b last with an intercept.
 
         The logistic one is summed in single precision: its O(n k^2) product is the Newton
         loop's main cost, and single precision halves its memory traffic.  The Hessian only
@@ -421,7 +421,7 @@ class Problem:
 
     def result(self, u: np.ndarray, b: float, f: float, n_iter: int, criterion: float, L: float,
                tol: float) -> SolveResult:
-        """The :class:`SolveResult` of a loop that stopped at (u, b), whose loss is ``f``."""
+        """The `SolveResult` of a loop that stopped at (u, b), whose loss is ``f``."""
         return SolveResult(u=u, intercept=float(b), n_iter=int(n_iter), converged=bool(criterion <= tol),
                            objective=float(f + self.penalty_value(u)), criterion=float(criterion),
                            lipschitz=float(L))

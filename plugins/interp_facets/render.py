@@ -71,20 +71,27 @@ def method_sections(card, fit, baseline, train_accuracy: float, names, no_card: 
     cards when one was kept, notes on how the card was made integral, the baseline against the
     card (tables) and the fit's figures.
 
-    ``fit`` and ``baseline`` are the method's records (:class:`.method.Fit`,
-    :class:`.method.Baseline`); ``names`` the design's columns.
+    ``fit`` and ``baseline`` are the method's records (`.method.Fit`,
+    `.method.Baseline`); ``names`` the design's columns.
     """
     sections = [Text(card.text() if card is not None else no_card)]
     if card is not None and card.risk is not None:
         sections.append(Figure("risk", title=FIGURE_TITLES["risk"]))
     if hasattr(fit.estimator, "pool_"):
         sections += pool_sections(fit.estimator, names)
-    notes = _notes(fit.model, fit.fallback) + _subsample_note(fit)
-    if notes:
-        sections.append(Text("\n".join(notes)))
+    notes = [_fitted_with(fit)] + _notes(fit.model, fit.fallback) + _subsample_note(fit)
+    sections.append(Text("\n".join(notes)))
     sections += _baseline_tables(baseline, train_accuracy, fit.metrics.get("cv_accuracy"))
     sections += [Figure(name, title=FIGURE_TITLES.get(name, name)) for name in fit.figures]
     return sections
+
+
+def _fitted_with(fit) -> str:
+    """The penalty the card was fitted with, its parameters, and (lambda, gamma)."""
+    model = fit.model
+    params = ", ".join(f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in model.penalty_params_.items())
+    penalty = f"{model.penalty_.name} ({params})" if params else model.penalty_.name
+    return f"fitted with the penalty {penalty} at lambda = {fmt(fit.lam)}, gamma = {fmt(fit.gamma)}"
 
 
 def _notes(model, fallback: bool) -> list[str]:

@@ -2,7 +2,7 @@
 
 A card says "predict 1 if total >= 3"; a person using it also wants to know how sure that is at
 each total.  ``RiskTable.fit`` is the logistic regression of the label on the card's integer total
-(two parameters, intercept and slope, by Newton's method: :func:`.refit.refit_scale`, the same
+(two parameters, intercept and slope, by Newton's method: `.refit.refit_scale`, the same
 1-D fit that re-estimates a card's scale).  When the totals separate the two classes the
 maximum-likelihood slope is infinite; the tiny ridge on the slope that the fit always carries
 keeps it finite, and the table says so (``separable``).

@@ -33,7 +33,7 @@ class ScoreCard:
     ``threshold = -intercept / gamma``.  When every feature is integer-valued the total is an
     integer and the rule is exactly ``total >= integer_threshold`` (``floor(threshold) + 1``).
     ``risk`` (when the training labels were given) is the probability of the positive class
-    for every attainable total (:class:`.risk.RiskTable`); ``binary_features``: every feature
+    for every attainable total (`.risk.RiskTable`); ``binary_features``: every feature
     is 0/1, so the total is the sum of the points of the features that hold; ``units``: the
     features that are not 0/1 (such as an integer code ``ClumpThickness (1-10)``), whose rows
     add their points times the value ("+1 per unit").
@@ -92,11 +92,11 @@ class ScoreCard:
         return (t > self.threshold).astype(int)
 
     def text(self) -> str:
-        """The card as fixed-width text (see :func:`.render.card_text`)."""
+        """The card as fixed-width text (see `.render.card_text`)."""
         return card_text(self)
 
     def markdown(self) -> str:
-        """The card as a Markdown table (see :func:`.render.card_markdown`)."""
+        """The card as a Markdown table (see `.render.card_markdown`)."""
         return card_markdown(self)
 
     def to_dict(self) -> dict:
@@ -148,7 +148,7 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
     integer) and is checked: the card predicts as the model does on every row; ``labels`` =
     (negative, positive) names, default from ``classes_``; ``y`` (the training labels, with
     ``X``) gives the card its risk table.  A model that is not integral has no card: an
-    InputError says why (:func:`no_card_reason`).
+    InputError says why (`no_card_reason`).
     """
     reason = no_card_reason(estimator)
     if reason is not None:

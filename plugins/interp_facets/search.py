@@ -1,11 +1,11 @@
-"""Cards in a :class:`.space.CardSpace` (points within per-row bounds, at most ``max_rows`` rows
+"""Cards in a `.space.CardSpace` (points within per-row bounds, at most ``max_rows`` rows
 and ``max_features`` features): a local search on the integer points, the scale and intercept
 re-fitted at every step.  Every move stays in the space; when its bounds fix the card's
 orientation (a monotone feature), a move whose refitted scale turns negative is not taken.
 
 The loss of an integer card ``u`` is ``F(u) = min_{a, b} loss(a X u + b, y)``: the card's points
-are frozen and only its scale (the grid step) and threshold are fitted, as :mod:`.refit` does.
-:func:`local_search` walks from a start card to a card no single move improves, where a move is
+are frozen and only its scale (the grid step) and threshold are fitted, as `.refit` does.
+`local_search` walks from a start card to a card no single move improves, where a move is
 
 * setting one coordinate to any value in [-M, M] (this adds a row, drops one or changes its
   points),
@@ -27,8 +27,8 @@ the second term being the curvature left once (a, b) have moved too (a move that
 the card, ``ds = t s``, is free, as it should be).  The best-ranked moves by that model are
 then evaluated exactly (their scale and intercept re-fitted by a few Newton steps from the
 current card's, all at once) and the best of them is taken if it lowers F; the search stops
-when none does, so F never rises.  The first :data:`N_EXACT` moves are tried first; only when
-none of them improves are the next ones tried, as many as :data:`EXACT_BUDGET` allows, which on
+when none does, so F never rises.  The first `N_EXACT` moves are tried first; only when
+none of them improves are the next ones tried, as many as `EXACT_BUDGET` allows, which on
 a small problem is every move (the result is then a true local optimum).
 
 The quadratic model costs O(n d k) per step (the curvature between the card's rows and every
@@ -59,7 +59,7 @@ REL_IMPROVEMENT = 1e-10
 #: Newton steps of a moved card's (scale, intercept) fit, started at the current card's: for the
 #: first-ranked moves, and for the others, tried when none of those improves (so that a move is
 #: not missed for want of steps); the halvings of one step, and the ridge on the scale that keeps
-#: separable totals finite (as in :mod:`.refit`)
+#: separable totals finite (as in `.refit`)
 N_REFIT, N_REFIT_ALL, N_HALVINGS, RIDGE = 3, 12, 5, 1e-6
 #: the search stops once the loss is below this fraction of the intercept-only model's (a card
 #: that separates the training rows: only its margin could still grow)
@@ -127,7 +127,7 @@ class Moves:
 
 def card_losses(X, y, U, loss: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For every row of ``U`` (cards, (m, d)): the re-fitted scale a, intercept b and loss
-    ``loss(a X u + b, y)`` (see :mod:`.refit`)."""
+    ``loss(a X u + b, y)`` (see `.refit`)."""
     S = X @ np.atleast_2d(U).T
     a, b = refit_scale(S, y, loss, ridge=RIDGE)
     return a, b, get_datafit(loss).column_values(S * a + b, y)
@@ -135,14 +135,14 @@ def card_losses(X, y, U, loss: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def _objectives(S, y, A, B, datafit) -> np.ndarray:
     """What the search minimises, per column of the totals ``S``: the loss of ``A S + B`` plus
-    the tiny ridge on the scale (:data:`RIDGE`, as the refit has)."""
+    the tiny ridge on the scale (`RIDGE`, as the refit has)."""
     return datafit.column_values(S * A + B, y) + 0.5 * RIDGE * A * A
 
 
 def _warm_losses(S, y, a: float, b: float, loss: str, n_steps: int = N_REFIT, positive: bool = False):
     """(a, b, objective) per column of the totals ``S`` after at most ``n_steps`` damped Newton
     steps on (a, b) from the current card's (a, b); a column stops once a step no longer lowers
-    its objective (:func:`_objectives`).  Each value is that of a real (a, b), so it bounds the
+    its objective (`_objectives`).  Each value is that of a real (a, b), so it bounds the
     moved card's from above; the moves change the totals little, so a few steps from the
     current fit come close to the full refit.  With ``positive`` (a card whose orientation its
     bounds fix), a column whose scale ends at or below 0 gets an infinite objective: with a >= 0
@@ -166,7 +166,7 @@ def _warm_losses(S, y, a: float, b: float, loss: str, n_steps: int = N_REFIT, po
 
 
 def _newton_step(S, y, A, B, F, datafit):
-    """One Newton step on every column's (a, b), halved (up to :data:`N_HALVINGS` times) where
+    """One Newton step on every column's (a, b), halved (up to `N_HALVINGS` times) where
     it does not lower the objective ``F``; returns the new (a, b, objective)."""
     G, W = datafit.gradient_and_curvature(S * A + B, y[:, None])
     W = W if W.ndim == 2 else W[:, None]
@@ -300,7 +300,7 @@ def _best_move(X, y, s, card: Card, moves: Moves, order: np.ndarray, loss: str,
                positive: bool) -> tuple[int | None, _Evaluated]:
     """The index of the best exactly evaluated move that lowers ``card``'s objective
     (``card.loss`` holds it here), or None, and the moves of the last round evaluated.  The
-    :data:`N_EXACT` best-ranked moves are evaluated first; only when none of them improves is
+    `N_EXACT` best-ranked moves are evaluated first; only when none of them improves is
     all of ``order`` evaluated, with more Newton steps (so a step usually costs N_EXACT
     evaluations, and the last one, which shows that nothing improves, all of them)."""
     goal = card.loss - REL_IMPROVEMENT * max(abs(card.loss), 1e-300)
@@ -377,14 +377,14 @@ class _Walk:
 
 def local_search(X, y, u0, loss: str, space: CardSpace, max_steps: int = MAX_STEPS, near: int = 0,
                  n_exact: int | None = None) -> Card:
-    """From the integer card ``u0`` (made feasible first: :meth:`CardSpace.feasible`), take the
+    """From the integer card ``u0`` (made feasible first: `CardSpace.feasible`), take the
     best improving move of the neighbourhood until none improves (module docstring); the
     training loss (with the refit's tiny ridge on the scale, which keeps separable totals
     finite) never rises.  When the neighbourhood is small enough to score every move exactly
-    (:data:`EXACT_BUDGET`) the result is a local optimum: no move lowers its loss.  A card whose
+    (`EXACT_BUDGET`) the result is a local optimum: no move lowers its loss.  A card whose
     points share a factor is divided by it (the same model).  ``near`` > 0 keeps that many of
-    the cards one move away evaluated at the last step (:attr:`Card.near`).  ``n_exact`` caps the
-    moves scored exactly per step (default: :data:`EXACT_BUDGET` values, at least :data:`N_EXACT`
+    the cards one move away evaluated at the last step (`Card.near`).  ``n_exact`` caps the
+    moves scored exactly per step (default: `EXACT_BUDGET` values, at least `N_EXACT`
     moves): a smaller cap is a cheaper, less thorough search.
 
     Unbounded points (``space`` without ``max_points``) grow one past the largest of the card.
@@ -457,7 +457,7 @@ def capped_path(X, y, objective: Objective, lams, space: CardSpace, options: Sol
                 gram: tuple[np.ndarray, np.ndarray] | None = None) -> CappedPath:
     """The path of ``objective`` down ``lams`` (decreasing), stopped once a fit has more rows
     or features than ``space`` allows: weaker fits would only add rows the card cannot keep.
-    ``gram`` (:func:`.problem.gram_matrix` of ``X``) may be given to reuse it across gammas."""
+    ``gram`` (`.problem.gram_matrix` of ``X``) may be given to reuse it across gammas."""
     lams = np.asarray(lams, dtype=float)
     X = np.asfortranarray(X, dtype=float)
     U, B = np.zeros((lams.size, X.shape[1])), np.zeros(lams.size)
@@ -490,7 +490,7 @@ def _separates(totals: np.ndarray, y: np.ndarray) -> bool:
 
 @attrs.frozen(eq=False)
 class GridSearch:
-    """:func:`search_grid`'s outcome: per gamma its ``paths`` and searched ``cards`` (None where
+    """`search_grid`'s outcome: per gamma its ``paths`` and searched ``cards`` (None where
     no fit was within the limits), and ``best``, the gamma whose card has the lowest training
     loss (-1: none)."""
 
@@ -501,10 +501,10 @@ class GridSearch:
 
 def search_grid(X, y, objective: Objective, gammas, lams, space: CardSpace, options: SolverOptions,
                 near: int = 0) -> GridSearch:
-    """For each gamma, the Facets path down ``lams[g]`` (:func:`capped_path`), then
-    :func:`local_search` from its weakest card within the limits; the best card is the one of
+    """For each gamma, the Facets path down ``lams[g]`` (`capped_path`), then
+    `local_search` from its weakest card within the limits; the best card is the one of
     lowest training loss (ties: fewest points in total, then the first gamma).  ``near`` > 0
-    keeps that many cards one move away from each searched card (:attr:`Card.near`).
+    keeps that many cards one move away from each searched card (`Card.near`).
 
     Why the path: at grid step gamma it adds features in the order the penalty admits them,
     with integer points already in place, so it hands the search a card of the right scale

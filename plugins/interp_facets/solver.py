@@ -1,11 +1,11 @@
 """``solve``: minimise ``loss(gamma X u + b) + lam * penalty(u)`` with one of the solver loops.
 
-The pieces, as in skglm: the datafit (:mod:`.datafits`), the penalty (any ``interp.Penalty``,
-bound to its hyperparameters), the problem they make with the data (:mod:`.problem`), and the
-solver classes, each with a ``run(problem, u, b, L)`` returning a :class:`~.problem.SolveResult`:
-:class:`~.first_order.ISTA`, :class:`~.first_order.FISTA` and :class:`~.newton.ProxNewton`.
-What a fit is asked to do is :class:`SolverOptions` (which makes the solver object); where it
-starts is :class:`WarmStart`.
+The pieces, as in skglm: the datafit (`.datafits`), the penalty (any ``interp.Penalty``,
+bound to its hyperparameters), the problem they make with the data (`.problem`), and the
+solver classes, each with a ``run(problem, u, b, L)`` returning a `.problem.SolveResult`:
+`.first_order.ISTA`, `.first_order.FISTA` and `.newton.ProxNewton`.
+What a fit is asked to do is `SolverOptions` (which makes the solver object); where it
+starts is `WarmStart`.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ __all__ = ["SOLVERS", "SolverOptions", "WarmStart", "solve", "ISTA", "FISTA", "P
 
 @attrs.frozen
 class SolverOptions:
-    """How :func:`solve` minimises.
+    """How `solve` minimises.
 
     ``solver`` is ``"ista"`` (plain proximal gradient: every iterate is a prox output, so it
     sits on the penalty's plateaus), ``"fista"`` (Nesterov momentum with gradient-based
     restart; its iterates are prox outputs too) or ``"newton"`` (proximal gradient steps that
     identify the plateaus, each followed by a Newton step on the coordinates off them; see
-    :mod:`.newton`).  ``tol`` and ``max_iter``: the stopping test (see :mod:`.problem`) and the
+    `.newton`).  ``tol`` and ``max_iter``: the stopping test (see `.problem`) and the
     iteration cap.  ``precondition``: per-coordinate steps ``1 / (L D_j)`` with the Jacobi
     metric ``D = diag`` of the Hessian bound (features on very different scales then cost
     nothing), else ``D = 1``.  ``check_every``: how often FISTA runs the stopping test.
@@ -75,7 +75,7 @@ def solve(X: np.ndarray, y: np.ndarray, objective: Objective, lam: float,
     point, above the null threshold (a strong penalty; the head of every path) the
     intercept-only model is the solution: the fit starts there when it passes the stopping test,
     otherwise at ``b = 0``, which needed fewer Newton iterations than the null model at weak
-    penalties.  ``gram`` and ``metric`` (see :func:`.problem.step_metric`) may be given to reuse
+    penalties.  ``gram`` and ``metric`` (see `.problem.step_metric`) may be given to reuse
     them along a path.
     """
     X = np.asarray(X, dtype=float)

@@ -14,9 +14,9 @@ the problem narrows the cards a fit may return:
   *features*, a feature being a group of rows (``groups``: the thresholds and the per-unit row of
   one original column), so a card can say "age: 3 bands" for one feature of its budget.
 
-:class:`CardSpace` holds all of it per column, resolved once at fit from the estimator's
-parameters (:func:`resolve_space`), for the solver (its per-coordinate box) and the card search
-(which moves it may make: :meth:`CardSpace.admits`).
+`CardSpace` holds all of it per column, resolved once at fit from the estimator's
+parameters (`resolve_space`), for the solver (its per-coordinate box) and the card search
+(which moves it may make: `CardSpace.admits`).
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ def group_labels(groups, d: int) -> np.ndarray:
 
 def resolve_space(d: int, names, limits: RowLimits, *, monotone=None, point_bounds=None,
                   groups=None) -> CardSpace:
-    """The :class:`CardSpace` of an estimator's parameters for ``d`` columns named ``names``.
+    """The `CardSpace` of an estimator's parameters for ``d`` columns named ``names``.
 
     ``groups``: one label per column (columns with one label count as one feature); ``monotone``
     and ``point_bounds``: mappings whose keys name a feature (every column of that group) or a
@@ -237,7 +237,7 @@ def resolve_space(d: int, names, limits: RowLimits, *, monotone=None, point_boun
 
 
 def space_of(estimator, d: int, limits: RowLimits) -> CardSpace:
-    """The :class:`CardSpace` of a Facets estimator's parameters (``monotone``, ``point_bounds``,
+    """The `CardSpace` of a Facets estimator's parameters (``monotone``, ``point_bounds``,
     ``groups``) for ``d`` columns, named by ``feature_names_in_`` (else ``x0``, ``x1``, ...)."""
     names = getattr(estimator, "feature_names_in_", None)
     names = [f"x{j}" for j in range(d)] if names is None else list(names)

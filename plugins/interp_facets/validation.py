@@ -14,7 +14,7 @@ from interp import InputError, Penalty
 __all__ = ["SOLVERS", "MAX_CV_ROWS", "check_solver", "check_max_cv_rows", "check_positive", "check_eps",
            "check_snap_tol", "check_max_iter", "ResolvedPenalty", "resolve_penalty"]
 
-#: the loops :func:`.solver.solve` runs: proximal gradient + Newton steps, FISTA, ISTA
+#: the loops `.solver.solve` runs: proximal gradient + Newton steps, FISTA, ISTA
 SOLVERS = ("newton", "fista", "ista")
 
 #: the most rows the (beta, gamma) CV grid runs on by default; above it, the grid runs on a
@@ -24,7 +24,7 @@ MAX_CV_ROWS = 10_000
 
 
 def check_solver(solver) -> str:
-    """``solver`` if it names one of :data:`SOLVERS`."""
+    """``solver`` if it names one of `SOLVERS`."""
     if solver not in SOLVERS:
         raise InputError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
     return solver

@@ -2,11 +2,11 @@
 
 The embedding step is a component: ``FeatureVectors(embedding=...)`` takes any
 ``interp.Embedding`` registered in the embeddings catalogue (or an instance), whose
-``embed(M)`` gives one vector per feature.  :func:`feature_map` then scales those vectors so that
+``embed(M)`` gives one vector per feature.  `feature_map` then scales those vectors so that
 the longest has length 1 (the scaling of the paper's plots) and reads off importances (lengths)
 and angles.
 
-The built-in embedding, :class:`CooccurrenceSVD` (registered as ``"svd"``), is the paper's: a
+The built-in embedding, `CooccurrenceSVD` (registered as ``"svd"``), is the paper's: a
 truncated SVD of ``M`` with fixed signs.  ``M`` is symmetric and non-negative, so its singular
 values are the absolute values of its eigenvalues and its singular vectors are eigenvectors.
 The two components of largest singular value are kept and each feature's vector is its row of
@@ -117,21 +117,22 @@ class FeatureMap:
     explained_variance_ratio: np.ndarray | None = None
 
 
-def feature_map(matrix, embedding: Embedding | None = None) -> FeatureMap:
-    """Embed the co-occurrence ``matrix`` with ``embedding`` (default: the paper's SVD) and scale.
+def feature_map(matrix, embedding: Embedding | None = None, hyper=None) -> FeatureMap:
+    """Embed the co-occurrence ``matrix`` with ``embedding`` (default: the paper's SVD) and its
+    parameters ``hyper`` (default: its ``defaults``), and scale.
 
     The picture and the angles need two axes, so the embedding must give 2-D vectors (an
     InputError says so otherwise); non-finite vectors are the embedding's bug (PluginError).
     """
     embedding = embedding if embedding is not None else CooccurrenceSVD()
-    out = embedding.features(matrix)
+    out = embedding.features(matrix, hyper)
     Z = out.vectors
     if Z.shape[1] != 2:
         raise InputError(f"embedding {embedding.name!r} gives {Z.shape[1]}-D vectors; Feature Vectors "
                          f"needs 2-D ones (an angle and a point in the picture per feature)")
     if not np.isfinite(Z).all():
         raise PluginError(f"embedding {embedding.name!r} from plugin {embedding.plugin!r} returned "
-                          f"NaN or infinite vectors")
+                          f"NaN or infinite vectors", plugin=embedding.plugin)
     norms = np.linalg.norm(Z, axis=1)
     scale = norms.max() if norms.size and norms.max() > 0 else 1.0
     Z = Z / scale

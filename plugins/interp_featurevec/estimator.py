@@ -61,6 +61,9 @@ class FeatureVectors(BaseEstimator):
         ``interp.get_registry().embeddings`` or an ``interp.Embedding`` instance.  "svd" is the
         paper's truncated SVD with fixed signs (``interp_featurevec.embedding``).  Resolved at
         fit time and kept in ``embedder_``, so a fitted model never needs the registry again.
+    embedding_params : dict or None, default=None
+        Parameters of the embedding (names in its ``defaults``; None: its defaults), checked at
+        fit time and kept, complete, in ``embedding_params_``.
 
     Attributes
     ----------
@@ -68,6 +71,8 @@ class FeatureVectors(BaseEstimator):
         Raw co-occurrence counts (symmetric; a repeated feature adds 2 to the diagonal).
     embedder_ : interp.Embedding
         The embedding ``embedding`` resolved to at fit time (also used by ``bootstrap``).
+    embedding_params_ : dict
+        Its parameters: its ``defaults`` updated with ``embedding_params``.
     embedding_ : ndarray (d, 2)
         The embedder's feature vectors (for "svd": ``U * S`` of the 2-D truncated SVD), scaled
         so the largest norm is 1.
@@ -89,10 +94,12 @@ class FeatureVectors(BaseEstimator):
     """
 
     def __init__(self, n_paths=100_000, window=3, max_depth=3, task="auto", estimator=None,
-                 max_samples="auto", random_state=None, n_jobs=None, embedding="svd"):
+                 max_samples="auto", random_state=None, n_jobs=None, embedding="svd", embedding_params=None):
         """Store the hyperparameters as given (scikit-learn's convention: one constructor keyword
-        per hyperparameter, checked in ``fit``); ``embedding`` comes last so that positional
-        callers of earlier versions keep working."""
+        per hyperparameter, checked in ``fit``); ``embedding`` and ``embedding_params`` come last
+        so that positional callers of earlier versions keep working.
+
+        Ten parameters: one per hyperparameter, as scikit-learn estimators take them."""
         self.n_paths = n_paths
         self.window = window
         self.max_depth = max_depth
@@ -102,6 +109,7 @@ class FeatureVectors(BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.embedding = embedding
+        self.embedding_params = embedding_params
 
     # -- validation ----------------------------------------------------------------------------
     def _check_params(self) -> None:
@@ -154,6 +162,7 @@ class FeatureVectors(BaseEstimator):
         """Collect paths (training a forest unless ``estimator`` is given) and embed."""
         self._check_params()
         embedder = self._resolve_embedding()
+        hyper = embedder.resolve_hyper(self.embedding_params)
         if self.estimator is None and y is None:
             raise InputError("FeatureVectors requires y to be passed, but the target y is None (give y, or a fitted estimator)")
         X, y = self._validate_X(X, y)
@@ -194,8 +203,8 @@ class FeatureVectors(BaseEstimator):
         self.cooccurrence_ = cooccurrence(P, d, self.window)
         if self.cooccurrence_.nnz == 0:
             warnings.warn(EMPTY_MESSAGE, UserWarning, stacklevel=2)
-        self.embedder_ = embedder
-        fmap = feature_map(self.cooccurrence_, embedder)
+        self.embedder_, self.embedding_params_ = embedder, hyper
+        fmap = feature_map(self.cooccurrence_, embedder, self.embedding_params_)
         self.embedding_ = fmap.embedding
         self.importances_ = fmap.importances
         self.angles_ = fmap.angles
@@ -261,7 +270,7 @@ class FeatureVectors(BaseEstimator):
         for _ in range(int(n_boot)):
             counts = np.bincount(rng.integers(0, T, T), minlength=T).astype(float)
             M = cooccurrence(self.paths_, self.n_features_in_, self.window, weights=counts[self.path_trees_])
-            Z = feature_map(M, self.embedder_).embedding
+            Z = feature_map(M, self.embedder_, getattr(self, "embedding_params_", None)).embedding
             reps.append(align(Z, self.embedding_))
         self.bootstrap_embeddings_ = np.array(reps)
         return self.bootstrap_embeddings_

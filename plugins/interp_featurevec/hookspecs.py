@@ -15,7 +15,7 @@ def register_tree_readers(register):
     Call ``register(reader)`` with an instance of ``interp_featurevec.readers.TreeReader`` (a
     subclass defining ``accepts(model) -> bool`` and ``read(model) -> list[TreeNodes]``, or
     ``TreeReader(name, accepts=..., read=...)``).  ``FeatureVectors(estimator=model)`` and
-    ``interp run --plugin featurevec --model-file`` use the first reader whose ``accepts`` is
+    ``interp run --method featurevec --model-file`` use the first reader whose ``accepts`` is
     true; readers of other plugins are tried before the built-in ones, so a plugin may take over
     a kind of model the built-ins read.  ``read`` returns one ``TreeNodes`` per tree (node 0 the
     root, leaves with children -1), with the library's own feature indices.

@@ -140,19 +140,22 @@ def _save(fig, plot: str) -> None:
     fig.savefig(target, dpi=150, bbox_inches="tight")
 
 
-def run(data, ctx, *, paths, window, depth, embedding, plot, top_k, bootstrap, model):
+def run(data, ctx, *, paths, window, depth, embedding, embedding_params, plot, top_k, bootstrap, model):
     """Fit Feature Vectors on the trees ``choose_trees`` picks and explain it.
 
-    Ten parameters because the method contract fixes them: the core calls
+    Eleven parameters because the method contract fixes them: the core calls
     ``run(data, ctx, **options)`` with one keyword per ``Option`` of ``FEATUREVEC_METHOD``
-    (eight), where their defaults, bounds and choices are declared once and already checked and
-    filled in; bundling them into a record here would only restate that declaration.
+    (eight, and ``embedding_params``, the chosen embedding's parameters), where their defaults,
+    bounds and choices are declared once and already checked and filled in; bundling them into
+    a record here would only restate that declaration.  The core records them as the
+    explanation's ``params``; the run adds the trees' kind and depth it resolved.
     """
     if data.n_features < 2:
         raise InputError(f"Feature Vectors needs at least 2 features; {data.name!r} has {data.n_features}")
     trees = choose_trees(data, ctx, model, depth)
     est = FeatureVectors(n_paths=paths, window=window, max_depth=trees.depth, embedding=embedding,
-                         estimator=trees.model, random_state=ctx.seed, n_jobs=ctx.n_jobs)
+                         embedding_params=embedding_params, estimator=trees.model, random_state=ctx.seed,
+                         n_jobs=ctx.n_jobs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # no co-occurrence: an InputError below
         est.fit(data.frame(), data.y)
@@ -165,9 +168,7 @@ def run(data, ctx, *, paths, window, depth, embedding, plot, top_k, bootstrap, m
         _save(fig, plot)
     names = list(data.feature_names)
     return Explanation(
-        params={"model": trees.kind, "paths": paths, "window": window,
-                "depth": trees.depth if trees.kind in BOOSTED else est.max_depth_,
-                "embedding": est.embedder_.name, "top_k": top_k, "bootstrap": bootstrap, "seed": ctx.seed},
+        params={"model": trees.kind, "depth": trees.depth if trees.kind in BOOSTED else est.max_depth_},
         metrics=render.metrics(est),
         payload=render.payload(est, names),
         sections=[render.summary(est, trees.label), render.ranking(est, names),

@@ -33,36 +33,36 @@ def plot_feature_vectors(embedding, names, *, ax=None, top_k: int = 20, bootstra
     Figure.
     """
     import matplotlib
+    from interp.plotting import figure, literal_text
 
     if ax is None:
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(8, 5.2))
+        fig = figure(figsize=(8, 5.2))
         ax = fig.add_subplot(111)
     else:
         fig = ax.figure
-    Z = np.asarray(embedding, dtype=float)
-    xs, ys = Z[:, 1], Z[:, 0]  # second axis horizontal, first axis vertical
-    angles = np.degrees(np.arctan2(Z[:, 1], Z[:, 0]))
-    norms = np.hypot(xs, ys)
-    r_max = max(float(norms.max()) if norms.size else 1.0, 1e-12)
-    _guides(ax, r_max)
-    labelled = np.argsort(-norms, kind="stable")[: max(0, int(top_k))]
-    if bootstrap is not None and len(bootstrap):
-        _ellipses(ax, np.asarray(bootstrap, dtype=float), labelled, xs, ys)
-    lim = max(5.0, float(np.abs(angles).max()) if angles.size else 5.0)
-    sc = ax.scatter(xs, ys, c=angles, cmap=matplotlib.colormaps["rainbow"], vmin=-lim, vmax=lim, s=MARKER_SIZE,
-                    edgecolors="k", linewidths=0.4, zorder=2)
-    _frame(ax, ys, r_max)
-    cbar = fig.colorbar(sc, ax=ax, shrink=0.6, label="angle (degrees)")
-    head = title or "Feature Vectors"
-    if explained is not None:
-        head += f"  (2-D explained variance {100 * float(np.sum(explained)):.1f}%)"
-    left_out = place_labels(ax, [str(names[i]) for i in labelled], xs[labelled], ys[labelled],
-                            points=np.column_stack([xs, ys]), avoid=[cbar.ax])
-    if left_out:
-        head += f"\n{left_out} of {len(labelled)} labels left out for lack of room (see the ranking table)"
-    ax.set_title(head, fontsize=10)
+    with literal_text():  # names are drawn as written, on a figure the caller gave too
+        Z = np.asarray(embedding, dtype=float)
+        xs, ys = Z[:, 1], Z[:, 0]  # second axis horizontal, first axis vertical
+        angles = np.degrees(np.arctan2(Z[:, 1], Z[:, 0]))
+        norms = np.hypot(xs, ys)
+        r_max = max(float(norms.max()) if norms.size else 1.0, 1e-12)
+        _guides(ax, r_max)
+        labelled = np.argsort(-norms, kind="stable")[: max(0, int(top_k))]
+        if bootstrap is not None and len(bootstrap):
+            _ellipses(ax, np.asarray(bootstrap, dtype=float), labelled, xs, ys)
+        lim = max(5.0, float(np.abs(angles).max()) if angles.size else 5.0)
+        sc = ax.scatter(xs, ys, c=angles, cmap=matplotlib.colormaps["rainbow"], vmin=-lim, vmax=lim, s=MARKER_SIZE,
+                        edgecolors="k", linewidths=0.4, zorder=2)
+        _frame(ax, ys, r_max)
+        cbar = fig.colorbar(sc, ax=ax, shrink=0.6, label="angle (degrees)")
+        head = title or "Feature Vectors"
+        if explained is not None:
+            head += f"  (2-D explained variance {100 * float(np.sum(explained)):.1f}%)"
+        left_out = place_labels(ax, [str(names[i]) for i in labelled], xs[labelled], ys[labelled],
+                                points=np.column_stack([xs, ys]), avoid=[cbar.ax])
+        if left_out:
+            head += f"\n{left_out} of {len(labelled)} labels left out for lack of room (see the ranking table)"
+        ax.set_title(head, fontsize=10)
     return fig
 
 

@@ -28,7 +28,8 @@ FEATUREVEC_METHOD = Method(
         Option("depth", str, None, "tree depth (default 3 for rf, 6 for the boosted models), or 'cv' "
                                    "(rf) to choose it by cross-validation"),
         Option("embedding", str, "svd", "registered embedding of the co-occurrence matrix (see "
-                                        "interp plugins); svd: the paper's 2-D truncated SVD"),
+                                        "interp plugins); svd: the paper's 2-D truncated SVD",
+               catalogue="embeddings"),
         Option("plot", str, None, "write the Feature Vectors picture to this PNG file"),
         Option("top_k", int, 20, "label this many most important features in the plot", min=1),
         Option("bootstrap", int, 0, "resample the trees this many times for uncertainty ellipses", min=0),

@@ -426,11 +426,13 @@ def read_trees(model: Any, readers: Sequence[TreeReader] | None = None) -> list[
     trees = reader.read(model)
     origin = f" (plugin {reader.plugin!r})" if reader.plugin else ""
     if not isinstance(trees, list) or not all(isinstance(t, TreeNodes) for t in trees):
-        raise PluginError(f"tree reader {reader.name!r}{origin} must return a list of TreeNodes")
+        raise PluginError(f"tree reader {reader.name!r}{origin} must return a list of TreeNodes",
+                          plugin=reader.plugin)
     for i, tree in enumerate(trees):
         problem = tree.problem()
         if problem:
-            raise PluginError(f"tree reader {reader.name!r}{origin} returned an invalid tree {i}: {problem}")
+            raise PluginError(f"tree reader {reader.name!r}{origin} returned an invalid tree {i}: {problem}",
+                              plugin=reader.plugin)
     if not trees:
         raise InputError(f"the {type(model).__name__} has no trees")
     return trees

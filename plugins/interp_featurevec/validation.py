@@ -245,9 +245,9 @@ def importance_curves(X, y, importances: dict, *, steps=None, cv: int = 3, rando
 
 def plot_curves(curves: dict, title: str = ""):
     """Two panels (SDS: lower is better; SSS: higher is better); returns the Figure."""
-    from matplotlib.figure import Figure
+    from interp.plotting import figure
 
-    fig = Figure(figsize=(9, 3.6))
+    fig = figure(figsize=(9, 3.6))
     ax1, ax2 = fig.subplots(1, 2)
     for name in curves["sds"]:
         ax1.plot(curves["steps"], curves["sds"][name], marker="o", ms=3, label=name)

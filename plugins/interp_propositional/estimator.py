@@ -60,28 +60,7 @@ def uses_approximation(approximate: str, n_rows: int, max_exact_rows: int) -> bo
 class PropositionalSVC(ClassifierMixin, BaseEstimator):
     """Soft-margin SVM with a propositional kernel on binary features.
 
-    Parameters (scikit-learn style, one per knob, hence more than eight)
-    ----------
-    formula : the kernel's formula; None selects it among ``n_candidates`` random formulas
-        (generator parameters ``p``, ``eta``) by the radius-margin ratio on the training data.
-    C : SVM regularisation.
-    normalize : use the normalised kernel.
-    max_leaves : largest number of leaves of a drawn candidate (None: any).
-    binarize : "error" (default) rejects non-binary X with an InputError; "auto" encodes
-        non-binary X with a ``TabularBinarizer`` fitted on the training data (``binarizer_``).
-    random_state, n_jobs : for the candidate draw, the parallel ranking, the landmarks and the
-        blocks of the Nystroem map.
-    third_party_operators : let the candidate draw use every registered operator besides the
-        built-ins too.
-    approximate : "auto" (default) fits the exact SVM up to ``max_exact_rows`` training rows
-        (its Gram matrix takes 8 n^2 bytes: 0.8 GB at the default 10,000) and the Nystroem
-        approximation above; "never" / "always" force one.
-    n_landmarks : landmark rows of the approximation (distinct training rows drawn at random).
-    selection_rows : the formula selection (``formula=None``) computes the radius-margin ratios
-        on at most this many training rows, drawn at random and stratified by class beyond (its
-        cost grows faster than the rows); ``selection_.n_rows`` says how many.
-
-    The approximation (:mod:`interp_propositional.nystroem`) maps the rows to
+    The approximation (`interp_propositional.nystroem`) maps the rows to
     phi(x) = K(x, L) K(L, L)^(-1/2) and trains a linear SVM on phi by stochastic gradient descent
     (``SGDClassifier``, hinge loss, alpha = 1 / (C n): the SVM's objective).  SGD, not
     ``LinearSVC``: it trains in place on the float32 map, whereas liblinear copies a dense
@@ -90,13 +69,46 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
     with alpha = K(L, L)^(-1/2) w over the landmarks, which is what ``predict`` evaluates and
     ``explain`` turns into rules.
 
-    Attributes: ``formula_``, ``operators_`` (the formula's operators by name, resolved at fit:
+    Fitted, it has ``formula_``, ``operators_`` (the formula's operators by name, resolved at fit:
     prediction and rules never consult the registry, so a pickled model works where the
     operators are not registered), ``selection_`` (None when ``formula`` was given),
     ``classes_``, ``n_variables_`` (binary columns), ``approximation_`` (an ``Approximation``,
     None for the exact SVM); exact: ``svc_``, ``X_fit_``; approximate: ``feature_map_`` (a
     ``PropositionalNystroem``), ``linear_`` (the ``SGDClassifier``), ``landmark_coef_``
     (alpha, one column per decision function) and ``intercept_``.
+
+    One constructor keyword per knob, scikit-learn's style (hence more than eight).
+
+    Parameters
+    ----------
+    formula
+        The kernel's formula; None selects it among ``n_candidates`` random formulas
+        (generator parameters ``p``, ``eta``) by the radius-margin ratio on the training data.
+    C
+        SVM regularisation.
+    normalize
+        Use the normalised kernel.
+    max_leaves
+        Largest number of leaves of a drawn candidate (None: any).
+    binarize
+        "error" (default) rejects non-binary X with an InputError; "auto" encodes
+        non-binary X with a ``TabularBinarizer`` fitted on the training data (``binarizer_``).
+    random_state, n_jobs
+        For the candidate draw, the parallel ranking, the landmarks and the
+        blocks of the Nystroem map.
+    third_party_operators
+        Let the candidate draw use every registered operator besides the
+        built-ins too.
+    approximate
+        "auto" (default) fits the exact SVM up to ``max_exact_rows`` training rows
+        (its Gram matrix takes 8 n^2 bytes: 0.8 GB at the default 10,000) and the Nystroem
+        approximation above; "never" / "always" force one.
+    n_landmarks
+        Landmark rows of the approximation (distinct training rows drawn at random).
+    selection_rows
+        The formula selection (``formula=None``) computes the radius-margin ratios
+        on at most this many training rows, drawn at random and stratified by class beyond (its
+        cost grows faster than the rows); ``selection_.n_rows`` says how many.
     """
 
     def __init__(self, formula=None, C: float = 1.0, normalize: bool = True, n_candidates: int = 30,
@@ -230,7 +242,7 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
 
         Exact SVM: the weights sum over its support vectors; approximation: over the landmarks,
         with the expansion's coefficients (the same decision function, see the class notes).
-        Returns ``TopRules(rules, exact)``; see :func:`interp_propositional.top_rules`."""
+        Returns ``TopRules(rules, exact)``; see `interp_propositional.top_rules`."""
         check_is_fitted(self, "classes_")
         if feature_names is None and self.binarizer_ is not None:
             feature_names = list(self.binarizer_.get_feature_names_out())

@@ -193,7 +193,7 @@ def explain_expansion(rows, coef, formula, normalize: bool, classes, feature_nam
     kernel is k(x, z) / sqrt(k(x, x) k(z, z)), so each coefficient is divided by
     sqrt(k(row, row)) (a row with k = 0 has no logical features: 0).  A positive weight speaks
     for ``classes[1]``.  ``reference`` (default ``rows``) and ``options`` go to
-    :func:`top_rules`.
+    `top_rules`.
     """
     node = parse(formula, options.pop("operators", None))
     rows = check_binary(rows)
@@ -211,7 +211,7 @@ def explain_svc(svc, X_train, formula=None, normalize=None, feature_names=None, 
 
     ``svc.kernel`` may be a ``PropositionalKernel`` (formula, normalisation and the operators
     it resolved are read from it) or ``"precomputed"`` (give ``formula`` and ``normalize``).
-    ``options`` go to :func:`top_rules`.
+    ``options`` go to `top_rules`.
     """
     kernel = getattr(svc, "kernel", None)
     if formula is None:

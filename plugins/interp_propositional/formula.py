@@ -25,7 +25,7 @@ printing and computing the kernel of a parsed formula never consult the registry
 
 Formulas of any depth and length work: the parser is an operator-precedence parser with explicit
 stacks, and every walk over a tree (printing, evaluation, the kernel's composition, equality)
-goes through :func:`fold` or an explicit stack, never Python recursion.  A chain ``a & b & c``
+goes through `fold` or an explicit stack, never Python recursion.  A chain ``a & b & c``
 is the binary tree ``(a & b) & c`` (left-deep, as deep as the chain is long).
 """
 
@@ -436,39 +436,48 @@ def operators_of(formula: str | Formula, operators: Mapping[str, KernelOperator]
 
 
 # printing ------------------------------------------------------------------------------------
-def _symbol(node: Op) -> str:
-    """The grammar symbol ``node`` is printed with ("" for the call form ``name(...)``)."""
-    return _grammar_symbol(node.operator)
+class _Printer:
+    """How the nodes of one tree print: an operator by its grammar symbol, unless another
+    operator of the same tree has that symbol too; then both print as calls ``name(...)``,
+    which parse back by name.  (The registry gives every symbol to one operator, so trees
+    parsed from it never meet this; a tree built from a hand-made mapping may.)"""
 
+    def __init__(self, tree: Formula) -> None:
+        claims = _claims({node.op: node.operator for node in _walk(tree) if isinstance(node, Op)})
+        self.contested = {symbol for symbol, names in claims.items() if len(names) > 1}
 
-def _prec(node: Formula) -> int:
-    if isinstance(node, Leaf):
-        return _ATOM_PREC
-    symbol = _symbol(node)
-    if symbol == _PREFIX:
-        return _UNARY_PREC
-    return _INFIX[symbol][0] if symbol else _ATOM_PREC
+    def symbol(self, node: Op) -> str:
+        """The grammar symbol ``node`` is printed with ("" for the call form ``name(...)``)."""
+        symbol = _grammar_symbol(node.operator)
+        return "" if symbol in self.contested else symbol
+
+    def prec(self, node: Formula) -> int:
+        if isinstance(node, Leaf):
+            return _ATOM_PREC
+        symbol = self.symbol(node)
+        if symbol == _PREFIX:
+            return _UNARY_PREC
+        return _INFIX[symbol][0] if symbol else _ATOM_PREC
+
+    def pieces(self, node: Op) -> list:
+        """How ``node`` prints: strings and operand nodes, parenthesised where the grammar needs it."""
+        symbol, prec = self.symbol(node), self.prec(node)
+        if symbol == _PREFIX:
+            return [symbol] + _wrapped(node.args[0], self.prec(node.args[0]) < _UNARY_PREC)
+        if symbol:
+            left, right = node.args
+            right_assoc = _INFIX[symbol][1]
+            return (_wrapped(left, self.prec(left) < prec or (right_assoc and self.prec(left) == prec))
+                    + [f" {symbol} "]
+                    + _wrapped(right, self.prec(right) < prec or (not right_assoc and self.prec(right) == prec)))
+        out: list = [f"{node.op}("]
+        for i, arg in enumerate(node.args):
+            out += [", "] * (i > 0) + [arg]
+        return out + [")"]
 
 
 def _wrapped(node: Formula, paren: bool) -> list:
     return ["(", node, ")"] if paren else [node]
-
-
-def _pieces(node: Op) -> list:
-    """How ``node`` prints: strings and operand nodes, parenthesised where the grammar needs it."""
-    symbol, prec = _symbol(node), _prec(node)
-    if symbol == _PREFIX:
-        return [symbol] + _wrapped(node.args[0], _prec(node.args[0]) < _UNARY_PREC)
-    if symbol:
-        left, right = node.args
-        right_assoc = _INFIX[symbol][1]
-        return (_wrapped(left, _prec(left) < prec or (right_assoc and _prec(left) == prec))
-                + [f" {symbol} "]
-                + _wrapped(right, _prec(right) < prec or (not right_assoc and _prec(right) == prec)))
-    out: list = [f"{node.op}("]
-    for i, arg in enumerate(node.args):
-        out += [", "] * (i > 0) + [arg]
-    return out + [")"]
 
 
 def to_string(node: str | Formula, names: Sequence[str] | None = None,
@@ -476,17 +485,19 @@ def to_string(node: str | Formula, names: Sequence[str] | None = None,
     """Print a formula with the fewest parentheses that parse back to the same tree.
 
     An operator with a grammar symbol (its ``symbol`` field: ``&``, ``|``, ``^``, ``->``,
-    ``<->``, ``~``) is printed with it, any other as ``name(f1, ..., fk)``.  ``names`` replaces
+    ``<->``, ``~``) is printed with it, any other as ``name(f1, ..., fk)``; so is an operator
+    whose symbol another operator of the tree has too (the parser refuses a contested symbol).  ``names`` replaces
     the leaves, in left-to-right order (used to print concrete rules); ``operators`` resolves
-    a tree whose nodes do not carry their operators yet (see :func:`parse`).
+    a tree whose nodes do not carry their operators yet (see `parse`).
     """
     tree = parse(node, operators)
+    pieces = _Printer(tree).pieces
     if names is None:
-        return _render(tree, lambda leaf: leaf.name, _pieces)
+        return _render(tree, lambda leaf: leaf.name, pieces)
     if len(names) < n_leaves(tree):
         raise InputError(f"the formula has {n_leaves(tree)} leaves but {len(names)} names were given")
     shown = iter(names)
-    return _render(tree, lambda leaf: str(next(shown)), _pieces)
+    return _render(tree, lambda leaf: str(next(shown)), pieces)
 
 
 # structure -----------------------------------------------------------------------------------
@@ -508,7 +519,7 @@ def evaluate(node: str | Formula, values: Sequence[np.ndarray],
              operators: Mapping[str, KernelOperator] | None = None) -> np.ndarray:
     """Evaluate the formula on Boolean arrays, one per leaf (left-to-right), broadcasting.
 
-    ``operators`` resolves the operator names of a formula not parsed yet (see :func:`parse`)."""
+    ``operators`` resolves the operator names of a formula not parsed yet (see `parse`)."""
     node = parse(node, operators)
     n_vals = n_leaves(node)
     if len(values) != n_vals:

@@ -175,7 +175,7 @@ def normalize_kernel(K: np.ndarray, dx: np.ndarray, dz: np.ndarray, X=None, Z=No
 def _normalized(fn: Callable) -> Callable:
     """The normalised kernel as a function of the triple (s, p, q): k / sqrt(k_xx k_zz).
 
-    With the zero-diagonal convention of :func:`normalize_kernel`: where a self-kernel is 0 the
+    With the zero-diagonal convention of `normalize_kernel`: where a self-kernel is 0 the
     value is 1 for identical rows (s = p = q exactly when x = z) and 0 otherwise."""
 
     def norm_fn(s, p, q, n):
@@ -241,7 +241,7 @@ def propositional_kernel(formula: str | Formula, X, Z=None, normalize: bool = Fa
 
     Every leaf of the formula ranges over all n variables (with repetition), so a formula with L
     leaves has n^L Boolean features; k(x, z) counts those true at both x and z.  ``Z`` defaults
-    to ``X``; ``normalize`` gives k / sqrt(k(x,x) k(z,z)) (see :func:`normalize_kernel`).
+    to ``X``; ``normalize`` gives k / sqrt(k(x,x) k(z,z)) (see `normalize_kernel`).
     ``operators`` (name -> ``KernelOperator``, default: the registry) resolves the formula's
     operators when it is a string.
     """

@@ -82,12 +82,7 @@ def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive,
         n_landmarks=n_landmarks, selection_rows=selection_rows)
     aucs = cross_validated_auc(make, features.X, y, cv, ctx.seed)
     est = make().fit(features.X, y)
-    params = {"formula": formula, "select": select, "C": C, "p": p, "eta": eta, "max_leaves": max_leaves,
-              "cv": cv, "top": top, "positive": str(labels.positive), "normalize": normalize,
-              "third_party_operators": third_party_operators, "approximate": approximate,
-              "max_exact_rows": max_exact_rows, "n_landmarks": n_landmarks, "selection_rows": selection_rows,
-              "seed": ctx.seed}
     return explanation(RunOutcome(
         estimator=est, rules=est.explain(top=top, feature_names=list(features.names)), auc_folds=aucs,
         positive=str(labels.positive), negative=str(labels.negative), feature_names=features.names,
-        params=params, n_rows=len(y)))
+        params={"positive": str(labels.positive)}, n_rows=len(y)))

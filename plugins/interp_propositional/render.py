@@ -21,8 +21,8 @@ _CANDIDATES_KEPT, _CANDIDATES_SHOWN = 10, 5
 @attrs.frozen
 class RunOutcome:
     """What one run produced: the model fitted on all ``n_rows`` rows, its rules, the
-    cross-validated AUC of each fold, the class names behind the labels 1 / 0 and the run's
-    parameters."""
+    cross-validated AUC of each fold, the class names behind the labels 1 / 0 and the
+    parameters the run resolved (the core adds its options)."""
 
     estimator: Any  # a fitted PropositionalSVC
     rules: TopRules
@@ -50,7 +50,7 @@ def _score_card(outcome: RunOutcome, n_var: int, L: int) -> Text:
 
 def _sections(outcome: RunOutcome, rule_rows: list[dict], candidates: list[dict], n_var: int, L: int) -> list:
     est = outcome.estimator
-    how = "given" if outcome.given else f"selected among {outcome.params['select']} by radius-margin ratio"
+    how = "given" if outcome.given else f"selected among {est.n_candidates} by radius-margin ratio"
     if not outcome.given and est.selection_.n_rows < outcome.n_rows:
         how += f" on {est.selection_.n_rows:,} of the {outcome.n_rows:,} rows, drawn at random"
     search = "exact, all features enumerated" if outcome.rules.exact else "local search, not guaranteed best"

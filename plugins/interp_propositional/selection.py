@@ -219,7 +219,7 @@ def _score(formula: str, X: np.ndarray, y: np.ndarray, normalize: bool, solver: 
 def candidate_formulas(n_candidates: int, p: float = 0.4, eta: float = 0.7, random_state=None,
                        max_leaves: int | None = None, operators=None) -> list[str]:
     """Distinct random formulas from the generator (``operators``: its choices, see
-    :func:`random_formula`), skipping those with more than ``max_leaves`` leaves."""
+    `random_formula`), skipping those with more than ``max_leaves`` leaves."""
     rng = check_random_state(random_state)
     pool = generator_operators() if operators is None else tuple(operators)
     seen: list[str] = []

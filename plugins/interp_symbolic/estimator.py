@@ -28,9 +28,8 @@ pursuit with back-fitting (eq. 10-12):
    (``equations_``); ``model_selection`` picks the row ``predict`` uses, refitted on every row
    (its weights and intercept rounded where the loss allows: ``tidy.round_weights``).
 
-``SymbolicPursuitRegressor`` fits a real target (or, with ``link="logit"``, probabilities on the
-logit scale); ``SymbolicPursuitClassifier`` is a binary classifier whose decision function is the
-pursuit's sum on the logit scale, fitted to the 0/1 labels or to a black box's probabilities.
+``SymbolicPursuitRegressor`` fits a real target; ``SymbolicPursuitClassifier`` is a binary
+classifier whose decision function is the pursuit's sum on the logit scale, fitted to the 0/1 labels or to a black box's probabilities.
 The ridge families are resolved from the registry in ``fit`` and kept on the fitted terms, so a
 fitted model predicts and prints without the registry (and without its plugin).
 """
@@ -616,7 +615,7 @@ class _SymbolicPursuit(BaseEstimator):
         return model_formula(self, digits=None).latex_right
 
     def to_mathml(self) -> str:
-        """The model's formula as presentation MathML, like :meth:`to_latex`."""
+        """The model's formula as presentation MathML, like `to_latex`."""
         from .render import model_formula
 
         check_is_fitted(self, "terms_")
@@ -635,17 +634,26 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
 
     Parameters
     ----------
-    max_terms : maximum number of terms K.
-    loss_tol : stop once MSE / Var(y) is below this.
-    ratio_tol : a new term is kept only if new_loss / old_loss < ratio_tol.
-    patience : stop after this many consecutive rejected pursuit steps (each retry uses fresh
+    max_terms
+        Maximum number of terms K.
+    loss_tol
+        Stop once MSE / Var(y) is below this.
+    ratio_tol
+        A new term is kept only if new_loss / old_loss < ratio_tol.
+    patience
+        Stop after this many consecutive rejected pursuit steps (each retry uses fresh
         random directions).
-    n_restarts : starting points per family and term (the first from the family's initial
+    n_restarts
+        Starting points per family and term (the first from the family's initial
         parameters and the least-squares direction of the residual, the rest perturbed/random).
-    maxiter : L-BFGS-B iterations per start.
-    backfit : re-fit the earlier terms after each new term (eq. 12).
-    families : names of registered ridge families to use (default: all registered).
-    simplify : rewrite each Meijer term as the simplest registered closed form (exp, powers,
+    maxiter
+        L-BFGS-B iterations per start.
+    backfit
+        Re-fit the earlier terms after each new term (eq. 12).
+    families
+        Names of registered ridge families to use (default: all registered).
+    simplify
+        Rewrite each Meijer term as the simplest registered closed form (exp, powers,
         log(1 + .), ...; ``closed_forms.registered_closed_forms``) whose loss allows it, snap its
         parameters to small rationals and drop negligible direction coefficients
         (``simplify.simplify_term``).
@@ -653,24 +661,28 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         term as its nearest closed form) and with fewer features per term
         (``sparsify.sparser_models``): those are rows of ``equations_`` too; and the numbers
         printed are rounded where the loss allows (``tidy``).
-    simplify_tol : relative loss increase allowed for each of those rewrites.
-    model_selection : which row of ``equations_`` ``predict`` uses: "best" (lowest held-out
+    simplify_tol
+        Relative loss increase allowed for each of those rewrites.
+    model_selection
+        Which row of ``equations_`` ``predict`` uses: "best" (lowest held-out
         loss), "simplest" (the least complex row whose held-out loss is within ``SIMPLEST_TOL`` =
         0.01 of the held-out target's variance of the best, i.e. a held-out R^2 within 0.01 of
         the best) or a number of terms (the best row of that size, at most ``max_terms``; when the
         pursuit stopped earlier, of its largest size, with a warning).
-    validation_fraction : fraction of the rows held out (at random, from ``random_state``;
+    validation_fraction
+        Fraction of the rows held out (at random, from ``random_state``;
         stratified by class for the classifier) to select the model size on; the chosen model's
         weights and intercept are then refitted on every row.  With 0 (or too few rows to hold
         one out) the sizes are compared on their training loss.
-    link : "identity" or "logit" (fit logit(y) for probabilities in [0, 1]; predictions
-        through a sigmoid).
-    n_jobs : joblib width over (family, start) jobs; the result does not depend on it.
-    random_state : seed.
+    n_jobs
+        Joblib width over (family, start) jobs; the result does not depend on it.
+    random_state
+        Seed.
 
     Attributes
     ----------
-    equations_ : pandas DataFrame, like PySR's table of equations: the pursuit's model of each
+    equations_
+        Pandas DataFrame, like PySR's table of equations: the pursuit's model of each
         size 1..K (a single row of 0 terms when no term was accepted), each followed by its
         closed-form variant and sparser rungs that no row beats on both complexity and held-out
         loss, by decreasing complexity. Columns:
@@ -684,10 +696,12 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         ``sympy`` (the expression) of the model refitted on every row.  Simplification can
         raise a larger model's training loss above a smaller one's: the loss of the pursuit
         itself never increases (``loss_history_``).
-    selected_ : the index of the row of ``equations_`` ``predict`` uses (``model_selection``).
-    terms_, intercept_, n_terms_, expression_, decision_expression_, closed_forms_ : the
-        selected model.
-    loss_history_, family_log_ : the pursuit's loss (MSE / Var) after each accepted term and
+    selected_
+        The index of the row of ``equations_`` ``predict`` uses (``model_selection``).
+    terms_, intercept_, n_terms_, expression_, decision_expression_, closed_forms_
+        The selected model.
+    loss_history_, family_log_
+        The pursuit's loss (MSE / Var) after each accepted term and
         every family's loss at each step, on the training rows.
     """
 

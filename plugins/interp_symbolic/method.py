@@ -29,11 +29,11 @@ TASKS = ("regression", "classification")
 
 def run(data, ctx, *, model, max_terms, test_size, max_blackbox_rows, max_fit_rows,
         **estimator_options) -> Explanation:
-    """``interp run --plugin symbolic``: the options declared by ``SYMBOLIC_METHOD``, checked
+    """``interp run --method symbolic``: the options declared by ``SYMBOLIC_METHOD``, checked
     and defaulted by the core; the estimator's options (n_restarts, maxiter, loss_tol,
-    ratio_tol, simplify_tol, model_selection) pass through.  A model given with ``--model-file``
-    is the black box; the task is the data set's (``explain_blackbox`` infers it by the same
-    rule)."""
+    ratio_tol, simplify_tol, model_selection, and families: the names the core selected) pass
+    through.  A model given with ``--model-file`` is the black box; the task is the data set's
+    (``explain_blackbox`` infers it by the same rule)."""
     box = ctx.model if ctx.model is not None else model
     return explain_blackbox(box, data.X, data.y, feature_names=list(data.feature_names),
                             max_terms=max_terms, test_size=test_size, random_state=ctx.seed,

@@ -1,7 +1,8 @@
 """The symbolic model's pictures: fidelity to the black box, and the shape of every term.
 
-Figures are built on ``matplotlib.figure.Figure`` directly (no pyplot): they are returned, never
-shown, and no global figure state is touched or closed.
+Figures are built with ``interp.plotting.figure`` (a ``matplotlib.figure.Figure`` whose text is
+never parsed as mathtext, so feature names are drawn as written; no pyplot): they are returned,
+never shown, and no global figure state is touched or closed.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
+from interp.plotting import figure
 from matplotlib.figure import Figure
 
 TOP_WEIGHTS = 10  # bars drawn per direction (the largest |weights|)
@@ -19,12 +21,12 @@ TITLE_WIDTH = 80  # characters per line of a term's title (a long one is wrapped
 
 def plot_fidelity(blackbox, symbolic, importances: dict[str, float], r2: float, top_k: int = 10) -> Figure:
     """Held-out black-box vs symbolic outputs (left) and the largest importances (right)."""
-    fig = Figure(figsize=(10, 4.2))
+    fig = figure(figsize=(10, 4.2))
     ax, bx = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.2]})
     ax.scatter(blackbox, symbolic, s=12, alpha=0.7, color="#3b6ea8", edgecolor="none")
     lo, hi = float(np.min([blackbox, symbolic])), float(np.max([blackbox, symbolic]))
     ax.plot([lo, hi], [lo, hi], color="#a4262c", lw=1, label="perfect fidelity")
-    ax.set(xlabel="black box", ylabel="symbolic model", title=f"held-out fidelity  R$^2$ = {r2:.4f}")
+    ax.set(xlabel="black box", ylabel="symbolic model", title=f"held-out fidelity  R² = {r2:.4f}")
     ax.legend(loc="upper left", frameon=False)
     _bars(bx, importances, top_k)
     bx.set(title="importance (first-order Taylor coefficient at the mean)", xlabel="d f / d x")
@@ -57,7 +59,7 @@ def plot_shapes(est, X) -> Figure:
         raise InputError(f"plot_shapes: {' '.join(str(exc).split())}") from None
     Xs = est._scale(X)
     names = [str(x) for x in feature_symbols(est)]
-    fig = Figure(figsize=(11, 2.9 * max(1, len(est.terms_))))
+    fig = figure(figsize=(11, 2.9 * max(1, len(est.terms_))))
     if not est.terms_:
         ax = fig.subplots()
         ax.axis("off")

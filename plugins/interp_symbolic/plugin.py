@@ -37,6 +37,10 @@ SYMBOLIC_METHOD = Method(
         Option("model_selection", str, "best",
                "which model size predict uses: best (lowest held-out loss), simplest (fewest terms within "
                "0.01 of the best held-out R^2) or a number of terms (at most --max-terms)"),
+        Option("families", str, None,
+               "ridge families tried at each term: comma-separated names or glob patterns, a leading '-' "
+               "excludes (meijer_1002,meijer_2233 or --families=-meijer_2233); default: every registered one",
+               catalogue="ridge_families", many=True),
         Option("simplify_tol", float, 0.01,
                "relative loss increase allowed when a term is rewritten as a closed form, a parameter "
                "snapped or a direction coefficient dropped", min=0.0),

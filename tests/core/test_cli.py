@@ -64,10 +64,11 @@ def test_method_help_shows_its_own_options(run, toy_plugin):
     assert "--center / --no-center" in result.output and "Predict the mean" in result.output
 
 
-def test_unknown_plugin_exits_2_and_lists_available(run, toy_plugin):
-    result = run("run", "--plugin", "nope", "--dataset", "diabetes")
+@pytest.mark.parametrize("flag", ["--method", "--plugin"])
+def test_unknown_method_exits_2_and_lists_available(run, toy_plugin, flag):
+    result = run("run", flag, "nope", "--dataset", "diabetes")
     assert result.exit_code == 2
-    assert "unknown plugin 'nope'; available:" in result.output and "toy" in result.output
+    assert "unknown method 'nope'; available:" in result.output and "toy" in result.output
 
 
 @pytest.mark.parametrize(
@@ -148,7 +149,7 @@ def test_plugins_can_add_commands_but_not_replace_builtins(toy_plugin):
         group = cli_module.InterpGroup(commands=dict(cli.commands))
         result = CliRunner().invoke(group, ["hello"])
         assert result.exit_code == 0 and "hello from a plugin" in result.output
-        assert "clashes with a built-in" in result.output
+        assert "plugin 'commands' registers the command 'plugins', which is interp's own: left out" in result.output
         assert group.get_command(None, "plugins") is cli.commands["plugins"]
 
 

@@ -162,7 +162,9 @@ def test_a_plugins_bug_is_one_line_naming_it_with_exit_1(buggy):
 
 def test_debug_shows_the_bug_itself(buggy):
     result = CliRunner().invoke(cli, ["run", "--plugin", "buggy", "--dataset", "diabetes", "--debug"])
-    assert isinstance(result.exception, KeyError) and result.exit_code == 1
+    assert result.exit_code == 1
+    assert "Traceback (most recent call last)" in result.stderr and "in _buggy" in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "Error: bug in plugin 'bugs' (method 'buggy'): KeyError: 'missing key'"
 
 
 def test_bad_input_from_a_method_stays_exit_2(buggy):
@@ -181,7 +183,7 @@ def test_a_method_whose_run_cannot_be_imported_is_one_line(buggy):
 def test_the_report_shows_a_bug_as_a_failed_section(buggy, tmp_path):
     result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "buggy", "--out",
                                       str(tmp_path), "--quiet"])
-    assert result.exit_code == 0 and "1 failed: buggy" in result.output
+    assert result.exit_code == 1 and "1 failed: buggy" in result.output
     assert "bug in plugin &#x27;bugs&#x27;" in (tmp_path / "report.html").read_text()
 
 

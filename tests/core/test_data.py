@@ -1,5 +1,7 @@
 """Data loading: CSV, DataFrame, arrays, bundled sets; every bad input is one clear InputError."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -104,3 +106,22 @@ def test_check_finite_names_the_column():
     X[2, 1] = np.nan
     with pytest.raises(InputError, match="'b' \\(row 2"):
         check_finite(X, ["a", "b"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a,a,y\n1,2,0\n3,4,1\n", "two columns are named 'a' in the header"),
+    ("a,b,a,y\n1,2,3,0\n3,4,5,1\n", "two columns are named 'a' in the header"),
+    ("a,a=x,y\nx,2,0\nz,4,1\n", "two features are named 'a=x' (a column, and a level of a text column)"),
+])
+def test_a_name_given_twice_is_refused_not_silently_renamed(tmp_path, text, message):
+    (tmp_path / "d.csv").write_text(text)
+    with pytest.raises(InputError, match=re.escape(message)):
+        load_dataset(tmp_path / "d.csv", "y")
+
+
+def test_a_frame_or_arrays_with_a_name_given_twice_are_refused():
+    frame = pd.DataFrame([[1, 2, 0], [3, 4, 1]], columns=["a", "y", "y"])
+    with pytest.raises(InputError, match="two columns are named 'y'"):
+        load_dataset(frame, "y")
+    with pytest.raises(InputError, match="two features are named 'a'"):
+        load_dataset(np.eye(2), y=[0, 1], feature_names=["a", "a"])

@@ -20,8 +20,7 @@ from interp.testing import check_kernel_operator, check_penalty, check_ridge_fam
 CONTRIB = Path(__file__).parents[2] / "contrib" / "interp-downstream-example"
 PROJECT = tomllib.loads((CONTRIB / "pyproject.toml").read_text())["project"]
 ENTRY_POINTS = PROJECT["entry-points"]["interp"]
-# while the built-in facets plugin is loaded, facets_extended steps aside with a warning
-pytestmark = pytest.mark.filterwarnings("ignore:interp plugin 'facets_extended'.*replaces the plugin 'facets'")
+FACETS_PENALTIES = ["facets", "scf", "l1", "l2", "elasticnet"]
 
 
 @pytest.fixture
@@ -40,17 +39,43 @@ def _plugins_json():
     return {row["name"]: row for row in json.loads(CliRunner().invoke(cli, ["plugins", "--json"]).stdout)}
 
 
-def test_each_plugin_has_its_own_entry_point(install):
+def test_each_plugin_has_its_own_entry_point(install, recwarn):
     install()
     rows = _plugins_json()
     assert rows["downstream"]["source"] == "interp-downstream-example"
     assert rows["downstream"]["status"] == "loaded" and rows["downstream"]["version"] == "0.1.0"
     assert rows["downstream"]["registered"] == {"ridge_families": ["sigmoid"], "kernel_operators": ["and3"]}
+    assert rows["downstream"]["hookspecs"] == ["register_reporters"]
     assert rows["downstream_reporters"]["status"] == "loaded"
-    # the replacement steps aside while the built-in it replaces is loaded, and says how to choose
-    assert rows["facets_extended"]["status"] == "failed"
-    assert "INTERP_DISABLE_PLUGINS=facets to use 'facets_extended'" in rows["facets_extended"]["error"]
-    assert rows["facets"]["status"] == "loaded" and "capped_l1" not in get_registry().penalties
+    # the library's catalogue is listed on the plugin that fills it, with the hook it implements
+    assert rows["downstream_reporters"]["registered"] == {"reporters": ["markdown", "plain"]}
+    assert rows["downstream_reporters"]["hooks"] == ["register_reporters"]
+    # the replacement declares replaces = "facets": it takes the built-in's names, silently
+    extended, builtin = rows["facets_extended"], rows["facets"]
+    assert extended["status"] == builtin["status"] == "loaded" and extended["replaces"] == ["facets"]
+    assert extended["registered"] == {"penalties": FACETS_PENALTIES + ["capped_l1"], "methods": ["facets"]}
+    assert builtin["registered"] == {}
+    assert {(c["catalogue"], c["name"], c["winner"], c["rule"]) for c in builtin["conflicts"]} == {
+        *(("penalties", name, "facets_extended", "replaces") for name in FACETS_PENALTIES),
+        ("methods", "facets", "facets_extended", "replaces")}
+    assert not [w for w in recwarn if issubclass(w.category, interp.registry.PluginWarning)]
+
+
+def test_the_listing_shows_the_replacement_and_the_librarys_catalogue(install):
+    install()
+    text = CliRunner().invoke(cli, ["plugins"]).output
+    assert ("facets_extended 0.1.0 (interp-downstream-example): loaded\n"
+            "    replaces: facets\n"
+            "    penalties: facets, scf, l1, l2, elasticnet, capped_l1\n"
+            "    methods: facets\n") in text
+    assert ("facets 0.1.0 (built-in): loaded\n"
+            "    replaced by facets_extended: penalties facets, scf, l1, l2, elasticnet; methods facets\n") in text
+    assert "    taken from facets: penalties facets, scf, l1, l2, elasticnet; methods facets\n" in text
+    assert ("downstream_reporters 0.1.0 (interp-downstream-example): loaded\n"
+            "    reporters: markdown, plain\n"
+            "    hooks: register_reporters\n") in text
+    verbose = CliRunner().invoke(cli, ["plugins", "--verbose"]).output
+    assert "    reporters:\n        markdown  Markdown: a heading, the metrics as a table" in verbose
 
 
 # -- 1. components written as subclasses ------------------------------------------------------------
@@ -85,23 +110,24 @@ def test_the_closed_form_operator_is_what_propositional_kernels_use(install, mon
 
 
 # -- 2. a subclass of a built-in plugin -------------------------------------------------------------
-def test_the_extended_facets_plugin_replaces_the_builtin_one(install, monkeypatch):
-    monkeypatch.setenv("INTERP_DISABLE_PLUGINS", "facets")
+@pytest.mark.parametrize("disabled", ["", "facets"], ids=["builtin-loaded", "builtin-disabled"])
+def test_the_extended_facets_plugin_replaces_the_builtin_one(install, monkeypatch, disabled):
+    monkeypatch.setenv("INTERP_DISABLE_PLUGINS", disabled)
     install()
     from interp_facets.plugin import FACETS_METHOD, FacetsPlugin
 
     registry = get_registry()
-    assert registry.plugin("facets").status == "disabled"
+    assert registry.plugin("facets").status == ("disabled" if disabled else "loaded")
     assert registry.plugin("facets_extended").registered == {
-        "penalties": ["facets", "scf", "l1", "l2", "elasticnet", "capped_l1"], "methods": ["facets"]}
+        "penalties": FACETS_PENALTIES + ["capped_l1"], "methods": ["facets"]}
     assert isinstance(interp.plugin_manager().get_plugin("facets_extended"), FacetsPlugin)
     method = registry.methods["facets"]
     assert method.plugin == "facets_extended" and method.run == FACETS_METHOD.run
+    assert registry.penalties["l1"].plugin == "facets_extended"
     check_penalty(registry.penalties["capped_l1"])
 
 
-def test_the_subclassed_penalty_works_in_a_facets_fit(install, monkeypatch):
-    monkeypatch.setenv("INTERP_DISABLE_PLUGINS", "facets")
+def test_the_subclassed_penalty_works_in_a_facets_fit(install):
     install()
     from interp_facets import FacetsClassifier
 
@@ -159,6 +185,8 @@ def test_a_hook_implementation_without_its_specification_is_reported(install, mo
 
     with pytest.warns(interp.registry.PluginWarning, match="'downstream_reporters'.*register_reporters"):
         info = get_registry().plugin("downstream_reporters")
-    assert info.status == "failed" and "validate its hooks" in info.error
+    assert info.status == "failed" and info.error == (
+        "validate its hooks: PluginError: the hook 'register_reporters' is declared by the plugin 'downstream', "
+        "which is disabled (INTERP_DISABLE_PLUGINS)")
     with pytest.raises(interp.PluginError, match="no plugin adds the register_reporters hook"):
         reporters()

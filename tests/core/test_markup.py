@@ -30,3 +30,67 @@ def test_the_report_page_of_escaped_text_is_clean():
     exp = Explanation(method="m", sections=[Text("<script>x</script>"), Table(["<b>"], [["<img src=x>"]]),
                                             Formula("a + b", mathml="<mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow>")])
     assert audit(render_html([exp], "<title>")) == []
+
+
+# -- clean_mathml: the only way a plugin's MathML reaches a page --------------------------------
+from interp.markup import clean_mathml  # noqa: E402
+
+SYMPY_STYLE = ('<mrow><mi>f(x)</mi><mo>=</mo><mfrac bevelled="true"><mn>1</mn><msup><mi>&ExponentialE;</mi>'
+               '<mi>u</mi></msup></mfrac><mo>&InvisibleTimes;</mo><mspace width="1em"/><mmultiscripts><mi>F</mi>'
+               '<mn>2</mn><none/><mprescripts/><mn>1</mn><none/></mmultiscripts>'
+               '<mtable columnalign="left"><mtr><mtd columnalign="left" style="text-align: left"><mi>a</mi>'
+               "</mtd></mtr></mtable></mrow>")
+
+
+def test_presentation_mathml_is_kept_and_written_anew():
+    cleaned = clean_mathml(SYMPY_STYLE)
+    assert cleaned is not None and audit(f"<math>{cleaned}</math>") == []
+    assert "<mi>\u2147</mi>" in cleaned and "<mo>\u2062</mo>" in cleaned  # entities decoded, then escaped text
+    assert '<mspace width="1em"></mspace>' in cleaned and "<none></none><mprescripts></mprescripts>" in cleaned
+    assert 'bevelled="true"' in cleaned and "style" not in cleaned  # a layout attribute kept, a style dropped
+    assert clean_mathml(cleaned) == cleaned  # a fixed point
+
+
+@pytest.mark.parametrize("fragment", [
+    "<mi><script>alert(1)</script></mi>",  # the reproduction: a column name in an identifier
+    "<mi>b<img src=x onerror=alert(2)></mi>",
+    '<mi>a</mi><svg onload="alert(3)"></svg>',
+    '<mrow><a href="javascript:alert(4)">x</a></mrow>',
+    "<mi>a</mi></mrow>",  # a stray end tag
+    "<mrow><mi>a</mi>",  # an element never closed
+    "<mi>a</mi> b",  # text outside every element
+    "<!DOCTYPE x><mi>a</mi>",
+    "<![CDATA[<script>x</script>]]><mi>a</mi>",
+    "<?xml version='1.0'?><mi>a</mi>",
+    "<mrow></mrow>",  # empty after cleaning
+    "",
+    "a + b",  # plain text is not MathML
+    "<semantics><mi>a</mi><annotation-xml encoding='text/html'><p>x</p></annotation-xml></semantics>",
+])
+def test_anything_but_allowed_mathml_gives_none(fragment):
+    assert clean_mathml(fragment) is None
+
+
+def test_attributes_are_kept_only_from_the_list_and_with_plain_values():
+    cleaned = clean_mathml('<mi mathvariant="bold" onclick="alert(1)" href="javascript:x" xlink:href="#a" '
+                           'width="javascript:alert(1)" mathsize="1.2em" class="x">a</mi>')
+    assert cleaned == '<mi mathvariant="bold" mathsize="1.2em">a</mi>'
+
+
+def test_text_is_escaped_whatever_it_decodes_to():
+    cleaned = clean_mathml("<mi>&lt;script&gt;alert(1)&lt;/script&gt;</mi><mo>&amp;</mo><mi>\"'</mi>")
+    assert cleaned == "<mi>&lt;script&gt;alert(1)&lt;/script&gt;</mi><mo>&amp;</mo><mi>&quot;&#x27;</mi>"
+
+
+def test_the_report_shows_the_plain_formula_when_the_mathml_is_refused():
+    exp = Explanation(method="m", sections=[Formula("f(x) = <script>", mathml="<mi><script>alert(1)</script></mi>")])
+    page = render_html([exp], "t")
+    assert audit(page) == [] and "<math" not in page and "f(x) = &lt;script&gt;" in page
+
+
+def test_ids_and_links_are_made_from_names():
+    exp = Explanation(method='x" onmouseover="alert(1)', plugin="p", sections=[Text("a")])
+    page = render_html([exp, Explanation(method="x-onmouseover-alert-1", plugin="p")], "t")
+    assert audit(page) == []
+    assert '<section id="x-onmouseover-alert-1">' in page and '<section id="x-onmouseover-alert-1-2">' in page
+    assert 'href="#x-onmouseover-alert-1-2"' in page

@@ -36,3 +36,11 @@ def test_quiet_silences_the_bar_but_not_callbacks(monkeypatch):
     with progress.quiet(), progress.on_progress(lambda *a: seen.append(a)):
         list(progress.track(iter(range(2)), "paths"))
     assert tty.getvalue() == "" and seen == [("paths", 1, None), ("paths", 2, None)]
+
+
+def test_a_description_quoting_the_data_is_drawn_visibly(monkeypatch):
+    tty = FakeTerminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    list(progress.track(range(2), "column \x1b]0;title\x07\nnext"))
+    drawn = tty.getvalue()
+    assert "column \\x1b]0;title\\x07\\x0anext [" in drawn and "\x1b" not in drawn and "\x07" not in drawn

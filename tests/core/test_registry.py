@@ -38,22 +38,26 @@ def test_catalogues_are_read_only_and_unknown_names_list_known_ones():
             interp.registry.resolve("kernel_operators", "nope")
 
 
-def test_duplicate_name_is_an_error_naming_both_plugins():
+def test_a_name_two_third_parties_register_goes_to_neither_and_the_rest_stays():
     with registered(OperatorPlugin("same"), "first"), registered(OperatorPlugin("same"), "second"):
-        with pytest.warns(PluginWarning, match="'same' registered by both plugin 'first' and plugin 'second'"):
+        with pytest.warns(PluginWarning, match="plugins 'first' and 'second' both register the kernel operator "
+                                               "'same': neither gets it; disable one: INTERP_DISABLE_PLUGINS=first "
+                                               "or INTERP_DISABLE_PLUGINS=second"):
             registry = get_registry()
-        assert registry.kernel_operators["same"].plugin == "first"
-        assert registry.plugin("second").status == "failed"
+        assert "same" not in registry.kernel_operators
+        assert registry.plugin("first").status == registry.plugin("second").status == "loaded"
+        with pytest.raises(KeyError, match="kernel operator 'same' is not available: .*neither gets it"):
+            registry.kernel_operators["same"]
 
 
 BUILTINS = "symbolic,facets,featurevec,propositional"
 
 
-def test_duplicate_name_is_fatal_in_strict_mode(monkeypatch):
+def test_a_name_conflict_is_fatal_in_strict_mode(monkeypatch):
     monkeypatch.setenv("INTERP_DISABLE_PLUGINS", BUILTINS)  # isolate from the built-ins' state
     monkeypatch.setenv("INTERP_STRICT_PLUGINS", "1")
     with registered(OperatorPlugin("same"), "first"), registered(OperatorPlugin("same"), "second"):
-        with pytest.raises(PluginError, match="both plugin 'first' and plugin 'second'"):
+        with pytest.raises(PluginError, match="'first' and 'second' both register the kernel operator 'same'"):
             get_registry()
 
 
@@ -92,10 +96,98 @@ class MisspelledPlugin:
 
 
 def test_misspelled_hook_is_reported_by_check_pending():
-    with pytest.warns(PluginWarning, match="validate its hooks.*register_kernel_operator"):
+    with pytest.warns(PluginWarning, match="validate its hooks.*register_kernel_operator") as caught:
         info = register_plugin(MisspelledPlugin(), "typo")
     assert info.status == "failed"
     assert not plugin_manager().has_plugin("typo")
+    assert "'register_kernel_operator' is not a hook: did you mean 'register_kernel_operators'?" in info.error
+    assert "object at 0x" not in str(caught[0].message)
+
+
+class TwoTypos:
+    @hookimpl
+    def register_penalty(self, register):
+        pass
+
+    @hookimpl
+    def register_widgets(self, register):
+        pass
+
+
+def test_each_unknown_hook_gets_its_reason_and_no_object_address():
+    with pytest.warns(PluginWarning) as caught:
+        info = register_plugin(TwoTypos(), "typos")
+    assert info.error == ("validate its hooks: PluginError: 'register_penalty' is not a hook: did you mean "
+                          "'register_penalties'?; no installed plugin declares the hook 'register_widgets': is the "
+                          "library that adds it installed?")
+    assert all("0x" not in str(w.message) for w in caught)
+
+
+class TreeReaders:
+    @hookimpl
+    def register_tree_readers(self, register):
+        pass
+
+
+def test_a_hook_of_a_disabled_library_names_the_plugin_that_declares_it(monkeypatch):
+    monkeypatch.setenv("INTERP_DISABLE_PLUGINS", "featurevec")
+    with pytest.warns(PluginWarning, match="the hook 'register_tree_readers' is declared by the plugin 'featurevec', "
+                                           r"which is disabled \(INTERP_DISABLE_PLUGINS\)"):
+        info = register_plugin(TreeReaders(), "readers")
+    assert info.status == "failed"
+
+
+def test_a_hook_of_a_library_that_failed_to_load_says_so(install_fake):
+    install_fake("fake-lib", {"lib": "fake_lib"}, {"fake_lib": """
+        import interp
+
+        @interp.hookspec
+        def register_gadgets(register):
+            "Register gadgets."
+
+        raise RuntimeError("broken library")
+    """})
+    install_fake("fake-user", {"user": "fake_user"}, {"fake_user": """
+        import interp
+
+        @interp.hookimpl
+        def register_gadgets(register):
+            pass
+    """})
+    with pytest.warns(PluginWarning) as caught:
+        registry = get_registry()
+    assert registry.plugin("user").error == ("validate its hooks: PluginError: the hook 'register_gadgets' is "
+                                             "declared by the plugin 'lib', which failed to load")
+    assert all("0x" not in str(w.message) for w in caught)
+
+
+class WrongArguments:
+    @hookimpl
+    def register_penalties(self, reg):
+        pass
+
+
+def test_an_implementation_with_the_wrong_arguments_shows_both_signatures():
+    with pytest.warns(PluginWarning) as caught:
+        info = register_plugin(WrongArguments(), "args")
+    assert info.error == ("register: PluginError: the hook register_penalties(reg) of plugin 'args' does not fit the "
+                          "specification register_penalties(register): Argument(s) {'reg'} are declared in the "
+                          "hookimpl but can not be found in the hookspec")
+    assert "0x" not in str(caught[0].message)
+
+
+class RaisesWithARepr:
+    @hookimpl
+    def register_penalties(self, register):
+        raise ValueError(f"cannot use {object()!r}")
+
+
+def test_an_error_message_names_no_object_address():
+    with pytest.warns(PluginWarning) as caught:
+        registered_info = register_plugin(RaisesWithARepr(), "reprs")
+        get_registry()
+    assert registered_info.error == "register its penalties: ValueError: cannot use object"
+    assert all("0x" not in str(w.message) for w in caught)
 
 
 def test_penalty_hyperparameter_defaults_are_kept():

@@ -6,6 +6,7 @@ import subprocess
 import io
 from html.parser import HTMLParser
 
+import matplotlib.figure
 import matplotlib.image
 import matplotlib.pyplot as plt
 import pytest
@@ -30,11 +31,26 @@ def _failing_run(data, ctx):
     raise interp.InputError("this method needs binary data")
 
 
+class _Undrawable(matplotlib.figure.Figure):
+    def draw(self, renderer):
+        raise RuntimeError("cannot draw")
+
+
+def _undrawable_run(data, ctx):
+    return interp.Explanation(text="x", sections=[interp.Figure("f")], figures={"f": _Undrawable()})
+
+
+def _no_explanation_run(data, ctx):
+    return "not an explanation"
+
+
 class ReportPlugin:
     @interp.hookimpl
     def register_methods(self, register):
         register(interp.Method("plotter", "Draws the feature means.", _plot_run))
         register(interp.Method("picky", "Always refuses.", _failing_run))
+        register(interp.Method("undrawable", "Its figure cannot be drawn.", _undrawable_run))
+        register(interp.Method("noexp", "Returns a string.", _no_explanation_run))
 
 
 class Page(HTMLParser):
@@ -58,7 +74,7 @@ def test_report_has_every_section_and_inline_images(tmp_path):
     with registered(ReportPlugin(), "reporting"):
         result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "plotter,picky",
                                           "--out", str(tmp_path), "--quiet"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # picky refused the data: the page is still written
     assert "1 failed: picky" in result.output
     text = (tmp_path / "report.html").read_text()
     page = Page()
@@ -74,9 +90,10 @@ def test_report_has_every_section_and_inline_images(tmp_path):
     assert (tmp_path / "plotter" / "explanation.json").is_file()
 
 
-def test_report_unknown_plugin_exits_2(tmp_path):
-    result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "nope", "--out", str(tmp_path)])
-    assert result.exit_code == 2 and "unknown plugin 'nope'" in result.output
+@pytest.mark.parametrize("flag", ["--methods", "--plugins"])
+def test_report_unknown_method_exits_2(tmp_path, flag):
+    result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", flag, "nope", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown method 'nope'" in result.output
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -103,3 +120,27 @@ def test_report_renders_in_headless_chromium(tmp_path):
                    capture_output=True, timeout=120, check=True)
     image = matplotlib.image.imread(shot)
     assert image.std() > 0.01  # something was drawn, not a blank page
+
+
+def test_a_method_failing_at_any_stage_is_a_section_and_the_others_still_run(tmp_path):
+    with registered(ReportPlugin(), "reporting"):
+        result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins",
+                                          "noexp,undrawable,plotter,picky", "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 1, result.output  # a plugin's bug among the failures: exit 1
+    assert "3 failed: noexp, undrawable, picky" in result.stdout
+    text = (tmp_path / "report.html").read_text()
+    page = Page()
+    page.feed(text)
+    assert page.sections == ["noexp", "undrawable", "plotter", "picky"] and len(page.images) == 1
+    assert "bug in plugin &#x27;reporting&#x27; (method &#x27;undrawable&#x27;): RuntimeError: cannot draw" in text
+    assert "returned str, not an interp.Explanation" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plotter", "report.html"]  # no half-written run
+    failed = [line for line in result.stderr.splitlines() if line.startswith("failed: ")]
+    assert [line.split(":")[1].strip() for line in failed] == ["noexp", "undrawable", "picky"]
+
+
+def test_a_report_where_every_method_ran_exits_0(tmp_path):
+    with registered(ReportPlugin(), "reporting"):
+        result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "plotter",
+                                          "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"wrote {tmp_path / 'report.html'}"

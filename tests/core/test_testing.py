@@ -243,6 +243,113 @@ def test_meijer_families_are_checked_for_orders_and_lengths():
         check_ridge_family(Unchecked("big_m", orders=(3, 0, 0, 2), init_b=(1.0, 2.0)))
 
 
+class QuadraticPrinted(Quadratic):
+    """Prints as its formula: expression(theta, u) = t0 u + t1 u^2."""
+
+    name = "quadratic_printed"
+
+    def expression(self, theta, u):
+        return float(theta[0]) * u + float(theta[1]) * u**2
+
+
+class DecayPrinted(RidgeFamily):
+    """exp(-t z), printed as the Meijer G-function that only mpmath evaluates."""
+
+    name = "decay"
+    init_theta = (1.5,)
+
+    def value(self, theta, z):
+        return np.exp(-theta[0] * z)
+
+    def gradient(self, theta, z):
+        g = np.exp(-theta[0] * z)
+        return (-z * g)[None, :], -theta[0] * g
+
+    def expression(self, theta, u):
+        import sympy as sp
+
+        return sp.meijerg([[], []], [[0], []], float(theta[0]) * u)
+
+
+def test_a_family_whose_expression_equals_its_value_passes():
+    check_ridge_family(QuadraticPrinted())
+    check_ridge_family(DecayPrinted())  # numpy cannot evaluate meijerg, mpmath can
+    via_keyword = RidgeFamily("kw", init_theta=(0.5, -1.0), value=Quadratic().value, gradient=Quadratic().gradient,
+                              expression=QuadraticPrinted().expression)
+    check_ridge_family(via_keyword)
+
+
+class OffByOne(QuadraticPrinted):
+    name = "off_by_one"
+
+    def expression(self, theta, u):
+        return super().expression(theta, u) + 1
+
+
+class OtherSymbol(QuadraticPrinted):
+    name = "other_symbol"
+
+    def expression(self, theta, u):
+        import sympy as sp
+
+        return super().expression(theta, sp.Symbol("z"))
+
+
+@pytest.mark.parametrize("family, message", [
+    (OffByOne(), r"ridge family 'off_by_one': expression\(theta=\(0\.5, -1\), u\) = .* does not equal value\(\) to "
+                 r"1e-08: at u=0\.05 it is 1\.0225\+0j, value\(\) is 0\.0225 .*would print the term by the "
+                 r"family's name"),
+    (OtherSymbol(), r"'other_symbol': expression\(theta=\(0\.5, -1\), u\) = .* is not a sympy expression of u alone"),
+], ids=lambda v: getattr(v, "name", ""))
+def test_an_expression_that_is_not_the_family_fails(family, message):
+    with pytest.raises(ContractError, match=message):
+        check_ridge_family(family)
+
+
+def _boom(*args, **kwargs):
+    raise RuntimeError(f"boom in {object()!r}")
+
+
+class CombineRaises(KernelOperator):
+    name = "combine_raises"
+    arity = 2
+    truth_table = (0, 0, 0, 1)
+
+    def combine(self, blocks):
+        return _boom()
+
+
+class RejectsItsDefaults(Penalty):
+    name = "picky"
+    defaults = {"cap": 1.0}
+    value = staticmethod(lambda w, cap: 0.0)
+    prox = staticmethod(lambda w, step, cap: w)
+
+    def check_hyper(self, hyper):
+        raise interp.InputError("cap must be > 2")
+
+
+@pytest.mark.parametrize("check, component, message", [
+    (check_penalty, Penalty("boom", value=lambda w: 0.0, prox=_boom),
+     r"^penalty 'boom': prox\(-3\.7, step=0\.05\) raised RuntimeError: boom in object$"),
+    (check_penalty, Penalty("boom", value=_boom, prox=lambda w, step: w),
+     r"^penalty 'boom': value\(\[-3\.7\]\) raised RuntimeError: boom in object$"),
+    (check_penalty, RejectsItsDefaults(), r"^penalty 'picky': bind\(\) raised InputError: cap must be > 2$"),
+    (check_ridge_family, RidgeFamily("boom", init_theta=(1.0,), value=_boom, gradient=_boom),
+     r"^ridge family 'boom': value\(theta=\(1\), z\) raised RuntimeError: boom in object$"),
+    (check_ridge_family, RidgeFamily("boom", init_theta=(0.5, -1.0), value=Quadratic().value,
+                                     gradient=Quadratic().gradient, expression=_boom),
+     r"^ridge family 'boom': expression\(theta=\(0\.5, -1\), u\) raised RuntimeError: boom in object$"),
+    (check_kernel_operator, CombineRaises(),
+     r"^kernel operator 'combine_raises': combine\(\) of 2 operands' joint-state counts raised RuntimeError"),
+    (check_embedding, Embedding("boom", _boom),
+     r"^embedding 'boom': embed\(\) on a scipy.sparse CSR 9 x 9 matrix raised RuntimeError: boom in object$"),
+], ids=lambda v: getattr(v, "__name__", getattr(v, "name", "")))
+def test_an_exception_inside_a_check_is_a_contract_error_naming_the_component(check, component, message):
+    with pytest.raises(ContractError, match=message):
+        check(component)
+
+
 # -- kernel operators -----------------------------------------------------------------------------
 class AndClosedForm(KernelOperator):
     """Binary AND with the closed form of its kernel."""
@@ -317,31 +424,89 @@ def test_an_embedding_passes():
 
 
 @pytest.mark.parametrize("embed, message", [
-    (lambda m: _top2(m).vectors.T, r"'transposed': embed\(\) on a dense 9 x 9 matrix returned shape \(2, 9\), "
-                                   r"not \(9, k\) with k >= 1"),
-    (lambda m: _top2(m).vectors[:, 0], r"returned shape \(9,\), not \(9, k\)"),
-    (lambda m: np.full((m.shape[0], 2), np.nan), r"on a dense 9 x 9 matrix returned non-finite values"),
+    (lambda m: _top2(m).vectors.T, r"'transposed': embed\(\) on a scipy.sparse CSR 9 x 9 matrix returned shape "
+                                   r"\(2, 9\), not \(9, 2\) \(Feature Vectors needs 2-D vectors\)"),
+    (lambda m: _top2(m).vectors[:, 0], r"returned shape \(9,\), not \(9, 2\)"),
+    (lambda m: np.ones((m.shape[0], 3)), r"returned shape \(9, 3\), not \(9, 2\) \(Feature Vectors needs 2-D"),
+    (lambda m: np.full((m.shape[0], 2), np.nan), r"on a scipy.sparse CSR 9 x 9 matrix returned non-finite values"),
     (lambda m: np.random.default_rng().random((m.shape[0], 2)), "twice gives different vectors"),
     (lambda m: interp.EmbeddedFeatures(np.ones((m.shape[0], 2)), singular_values=[1.0]),
-     r"singular_values on a dense 9 x 9 matrix must be 2 finite values"),
+     r"singular_values on a scipy.sparse CSR 9 x 9 matrix must be 2 finite values"),
+    (lambda m: np.asarray(m)[:, :2], r"'transposed': embed\(\) on a scipy.sparse CSR 9 x 9 matrix raised IndexError"),
 ])
 def test_a_broken_embedding_fails_naming_the_problem(embed, message):
     with pytest.raises(ContractError, match=message):
         check_embedding(Embedding("transposed", embed))
 
 
+def test_an_embedding_is_checked_with_its_parameters():
+    def powered(matrix, power=1.0):
+        if power > 2:  # a bug that only some parameters reach
+            return np.full((matrix.shape[0], 2), np.inf)
+        return _top2(np.power(matrix.toarray() if hasattr(matrix, "toarray") else matrix, power))
+
+    embedding = Embedding("powered", powered, defaults={"power": 0.5})
+    check_embedding(embedding)
+    check_embedding(embedding, {"power": 2.0})
+    with pytest.raises(ContractError, match="'powered': embed\\(\\) on a scipy.sparse CSR 9 x 9 matrix returned non-finite"):
+        check_embedding(embedding, {"power": 3.0})
+    with pytest.raises(interp.InputError, match="embedding 'powered' has no parameter 'pow' \\(it takes: power\\)"):
+        check_embedding(embedding, {"pow": 3.0})
+
+
 def test_an_embedding_that_changes_its_input_fails():
     def scale_in_place(matrix):
         matrix *= 2
-        return np.ones((matrix.shape[0], 1))
+        return np.ones((matrix.shape[0], 2))
 
-    with pytest.raises(ContractError, match=r"'in_place': embed\(\) changed its input \(a dense 9 x 9 matrix\)"):
+    with pytest.raises(ContractError, match=r"'in_place': embed\(\) changed its input \(a scipy.sparse CSR 9 x 9 "
+                                            r"matrix\)"):
         check_embedding(Embedding("in_place", scale_in_place))
 
 
-def test_an_embedding_that_fails_only_on_sparse_input_fails():
-    with pytest.raises(ContractError, match="on a scipy sparse 9 x 9 matrix returned ndarray, not vectors"):
-        check_embedding(Embedding("dense_only", lambda m: np.asarray(m)))  # a 0-d object array for sparse
+def test_an_embedding_of_any_dimension_passes_when_the_consumer_takes_any():
+    wide = Embedding("wide", lambda m: np.ones((m.shape[0], 3)) * np.arange(1, 4))
+    check_embedding(wide, n_dims=None)
+    with pytest.raises(ContractError, match=r"returned shape \(9, 3\), not \(9, 2\)"):
+        check_embedding(wide)
+
+
+class FirstTwo(Embedding):
+    """The featurevec docs' example: each feature's counts with features 0 and 1."""
+
+    name = "firsttwo"
+
+    def embed(self, matrix):
+        return matrix.toarray()[:, :2]
+
+
+def _counts_3d(matrix):
+    return matrix.toarray()[:, :3]
+
+
+def _flat(matrix):
+    return np.asarray(matrix.sum(axis=1)).ravel()
+
+
+@pytest.mark.parametrize("embedding", [FirstTwo(), Embedding("svd2", _top2), Embedding("three", _counts_3d),
+                                       Embedding("flat", _flat)], ids=lambda e: e.name)
+def test_the_checker_accepts_what_feature_vectors_accepts(embedding):
+    from interp_featurevec import FeatureVectors
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    try:
+        FeatureVectors(n_paths=300, random_state=0, embedding=embedding).fit(X, y)
+        consumer = None
+    except interp.InterpError as err:
+        consumer = str(err)
+    try:
+        check_embedding(embedding)
+        checker = None
+    except ContractError as err:
+        checker = str(err)
+    assert (consumer is None) == (checker is None), (consumer, checker)
 
 
 def test_checks_take_only_their_component_type_and_its_hyperparameters():

@@ -90,6 +90,11 @@ def test_run_method_returns_figures_and_the_estimator(tmp_path):
         (("--lam", 0.1), "give both --lam and --gamma"),
         (("--lam", 0.1, "--gamma", 1, "--eps", 1.5), "eps must be in (0, 1)"),
         (("--lam", 0.1, "--gamma", 1, "--penalty", "nope"), "unknown penalty 'nope'"),
+        (("--lam", 0.1, "--gamma", 1, "--penalty", "l1", "--eps", 0.1), "--eps does not apply to --penalty l1"),
+        (("--lam", 0.1, "--gamma", 1, "--penalty", "l2", "--penalty-param", "eps=0.1"),
+         "penalty 'l2' has no parameter 'eps'"),
+        (("--lam", 0.1, "--gamma", 1, "--penalty", "elasticnet", "--penalty-param", "l1_ratio=2"),
+         "--penalty elasticnet: l1_ratio must be in [0, 1], got 2.0"),
         (("--lam", 0.1, "--gamma", 1, "--snap-tol", -1), "snap_tol must be a number in [0, 1)"),
         (("--n-gammas", 0), "--n-gammas must be >= 1, got 0"),
         (("--n-betas", -3), "--n-betas must be >= 1, got -3"),
@@ -105,6 +110,21 @@ def test_bad_options_are_one_line_errors(run, tmp_path, args, message):
     assert result.exit_code == 2
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, penalty, params, named", [
+    ((), "scf", {"eps": 0.01}, "the penalty scf (eps=0.01)"),
+    (("--eps", 0.2), "scf", {"eps": 0.2}, "the penalty scf (eps=0.2)"),
+    (("--penalty", "elasticnet", "--penalty-param", "l1_ratio=0.25"), "elasticnet", {"l1_ratio": 0.25},
+     "the penalty elasticnet (l1_ratio=0.25)"),
+    (("--penalty", "l1"), "l1", {}, "the penalty l1 at lambda = 0.01, gamma = 0.2"),
+])
+def test_the_penalty_and_its_parameters_reach_the_model_and_the_text(run, tmp_path, args, penalty, params, named):
+    data = run_json(run, card_csv(tmp_path), "--lam", 0.01, "--gamma", 0.2, *args)
+    assert data["params"]["penalty"] == data["explanation"]["penalty"] == penalty
+    assert data["params"]["penalty_params"] == data["explanation"]["penalty_params"] == params
+    assert "eps" not in data["params"] and data["params"]["lam"] == 0.01
+    assert f"fitted with {named}" in data["text"]
 
 
 def test_the_result_is_typed_sections_a_card_tables_and_figures(tmp_path):

@@ -104,6 +104,52 @@ def test_cli_embedding_option(run):
     assert "explained variance: not given by embedding 'firsttwo'" in out["text"]
 
 
+class PoweredCounts(interp.Embedding):
+    """The counts with features 0 and 1, raised to a power: an embedding with a parameter."""
+
+    name = "powered"
+    defaults = {"power": 1.0}
+
+    def check_hyper(self, hyper):
+        if not hyper["power"] > 0:
+            raise interp.InputError(f"power must be > 0, got {hyper['power']}")
+        return hyper
+
+    def embed(self, matrix, power=1.0):
+        return np.asarray(matrix.toarray())[:, :2] ** power
+
+
+class PoweredPlugin:
+    @interp.hookimpl
+    def register_embeddings(self, register):
+        register(PoweredCounts())
+
+
+def test_an_embedding_gets_its_parameters_at_fit_and_keeps_them(bc):
+    X, y = bc
+    fv = FeatureVectors(n_paths=1000, random_state=0, embedding=PoweredCounts(),
+                        embedding_params={"power": 0.5}).fit(X, y)
+    Z = np.sqrt(fv.cooccurrence_.toarray()[:, :2])
+    np.testing.assert_allclose(fv.embedding_, Z / np.linalg.norm(Z, axis=1).max())
+    assert fv.embedding_params_ == {"power": 0.5}
+    plain = FeatureVectors(n_paths=1000, random_state=0, embedding=PoweredCounts()).fit(X, y)
+    assert plain.embedding_params_ == {"power": 1.0}
+    with pytest.raises(interp.InputError, match="embedding 'powered' has no parameter 'pow' \\(it takes: power\\)"):
+        FeatureVectors(n_paths=200, embedding=PoweredCounts(), embedding_params={"pow": 2}).fit(X, y)
+
+
+def test_cli_embedding_parameters(run):
+    args = ("run", "--method", "featurevec", "--dataset", "breast-cancer", "--paths", 500, "--quiet")
+    with registered(PoweredPlugin(), "powered"):
+        result = run(*args, "--embedding", "powered", "--embedding-param", "power=0.5", "--format", "json")
+        refused = run(*args, "--embedding", "powered", "--embedding-param", "power=-1")
+    out = json.loads(result.output)
+    assert out["params"]["embedding"] == "powered" and out["params"]["embedding_params"] == {"power": 0.5}
+    assert refused.exit_code == 2 and "--embedding powered: power must be > 0, got -1.0" in refused.output
+    not_svd = run(*args, "--embedding-param", "power=2")
+    assert not_svd.exit_code == 2 and "embedding 'svd' has no parameter 'power' (it takes no parameters)" in not_svd.output
+
+
 def _describe(fv):
     """What a fitted model shows: vectors, ranking, the picture's labels and points, a bootstrap."""
     ax = fv.plot(top_k=8).axes[0]

@@ -171,3 +171,15 @@ _SMALL = dict(max_terms=1, n_restarts=1, maxiter=5, random_state=0, families=["m
 @parametrize_with_checks([SymbolicPursuitRegressor(**_SMALL), SymbolicPursuitClassifier(**_SMALL)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("families, tried", [
+    ("meijer_1002", ["meijer_1002"]),
+    ("-meijer_2*,-meijer_0131", ["meijer_1002"]),
+])
+def test_families_option_selects_the_families_the_pursuit_tries(families, tried):
+    X, y = _data(n=80)
+    data = interp.load_dataset(X, y=y, feature_names=["a", "b", "c"])
+    res = run_method("symbolic", data, {"model": "gbm", "max_terms": 1, "n_restarts": 1, "maxiter": 20,
+                                        "families": families}, RunContext(seed=0, quiet=True))
+    assert res.estimator.families_ == tried and res.params["families"] == tried

@@ -1,0 +1,101 @@
+"""Figures whose text is shown literally: a column named ``$\\foo$`` is drawn as ``$\\foo$``.
+
+matplotlib reads ``$...$`` in any text as mathtext (and, with ``text.usetex``, hands text to
+TeX), so a feature name or a class label from the user's data would be parsed: an unknown
+command such as ``\\foo`` stops the drawing with a ValueError.  User text in a plot is never
+parsed.  ``literal(fig)`` makes every text of a figure literal but the tick labels matplotlib
+formats from numbers (a log axis writes 10^k as mathtext); tick labels that are names (a bar
+chart's categories, labels set by hand) are literal too.
+
+It holds by construction in two places.  Every plugin's ``plots.py`` makes its figures with
+``figure()``: a ``LiteralFigure`` applies ``literal`` whenever it lays out, measures or draws
+itself.  The core runs every method inside ``literal_text()`` (text created during the run is
+literal, so a third-party plugin's plain matplotlib figure can be measured) and saves every
+figure with ``save_png``, which applies ``literal`` first.  A plugin that draws into an
+``Axes`` it was given wraps the drawing in ``literal_text()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+from typing import Any, BinaryIO, Callable, Iterator
+
+import matplotlib
+from matplotlib import category, ticker
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+__all__ = ["LITERAL_TEXT", "LiteralFigure", "figure", "literal", "literal_text", "save_png"]
+
+#: the settings under which matplotlib creates text that it shows as given
+LITERAL_TEXT = {"text.parse_math": False, "text.usetex": False}
+#: tick formatters whose labels are text given by a plugin (names), not numbers
+_NAME_FORMATTERS = (ticker.FixedFormatter, ticker.FuncFormatter, category.StrCategoryFormatter)
+
+
+@contextlib.contextmanager
+def literal_text() -> Iterator[None]:
+    """Inside the block every text matplotlib creates is shown literally (no mathtext, no TeX)."""
+    with matplotlib.rc_context(LITERAL_TEXT):
+        yield
+
+
+def _number_labels(fig: Figure) -> set[int]:
+    """The ids of the tick labels (and offset texts) of ``fig`` that matplotlib formats from
+    numbers; the ticks of the current view are made on the way."""
+    ids: set[int] = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for formatter, ticks in ((axis.get_major_formatter(), axis.get_major_ticks()),
+                                     (axis.get_minor_formatter(), axis.get_minor_ticks())):
+                if not isinstance(formatter, _NAME_FORMATTERS):
+                    ids.update(id(label) for tick in ticks for label in (tick.label1, tick.label2))
+            if not isinstance(axis.get_major_formatter(), _NAME_FORMATTERS):
+                ids.add(id(axis.offsetText))
+    return ids
+
+
+def literal(fig: Figure) -> Figure:
+    """Make every text in ``fig`` literal (no mathtext, no TeX), but the tick labels matplotlib
+    formats from numbers, which keep their mathtext; returns ``fig``."""
+    numbers = _number_labels(fig)
+    for text in fig.findobj(Text):
+        if id(text) in numbers:
+            text.set_parse_math(True)
+        else:
+            text.set_parse_math(False)
+            text.set_usetex(False)
+    return fig
+
+
+def _literally(method: Callable) -> Callable:
+    """A Figure method that first makes the figure's text literal (``literal``)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Figure, *args: Any, **kwargs: Any) -> Any:
+        literal(self)
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class LiteralFigure(Figure):
+    """A matplotlib Figure that never parses the text it was given: whenever it lays out,
+    measures or draws itself, its text is made literal first (``literal``)."""
+
+    draw = _literally(Figure.draw)
+    get_tightbbox = _literally(Figure.get_tightbbox)
+    tight_layout = _literally(Figure.tight_layout)
+
+
+def figure(**kwargs: Any) -> LiteralFigure:
+    """A new ``LiteralFigure`` (the keywords of ``matplotlib.figure.Figure``): how plugins make
+    their figures."""
+    return LiteralFigure(**kwargs)
+
+
+def save_png(fig: Figure, target: str | os.PathLike | BinaryIO, dpi: int) -> None:
+    """Write ``fig`` (any matplotlib Figure) as PNG to a path or binary file, its text literal."""
+    literal(fig).savefig(target, format="png", dpi=dpi, bbox_inches="tight")
