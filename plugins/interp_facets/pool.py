@@ -127,7 +127,8 @@ def pool_table(cards: list[Card], X, y, names, loss: str, space: CardSpace) -> p
 def feature_shares(cards: list[Card], labels: np.ndarray) -> pd.Series:
     """Per feature (``labels``: the feature of every column), the share of ``cards`` with a row
     in it, largest first (ties in the features' order); features on no card are left out."""
-    features = list(dict.fromkeys(labels))
+    labels = np.asarray([str(label) for label in labels])
+    features = list(dict.fromkeys(labels.tolist()))
     used = np.array([[np.any(c.points[labels == f] != 0) for f in features] for c in cards], dtype=float)
     shares = pd.Series(used.mean(axis=0) if cards else np.zeros(len(features)), index=features, name="share")
     shares = shares[shares > 0]
