@@ -28,7 +28,7 @@ from .data import Dataset, bundled_datasets, load_dataset
 from .errors import InterpError
 from .registry import CATALOGUES, PluginWarning, get_registry, library_catalogues
 from .registry import commands as plugin_commands
-from .runner import PluginBug, RunContext, run_method, save_result
+from .runner import PluginBug, RunContext, model_refusal, run_method, save_result
 from .runs import check_run_folder, load_run
 from .scaffold import KINDS, new_plugin
 from .terminal import visible
@@ -237,9 +237,18 @@ def _descriptions(catalogues: dict[str, Any], registered: dict[str, list[str]]) 
     out: dict[str, dict[str, str]] = {}
     for catalogue, names in registered.items():
         components = catalogues.get(catalogue, {})
-        out[catalogue] = {name: _one_line(getattr(components.get(name), "description", None)
-                                            or getattr(components.get(name), "summary", "")) for name in names}
+        out[catalogue] = {name: _described(components.get(name)) for name in names}
     return out
+
+
+def _described(component: Any) -> str:
+    """A component's one-line description (a method's summary), then the parameters it takes
+    with their defaults (set with ``--NAME-param KEY=VALUE``)."""
+    text = _one_line(getattr(component, "description", None) or getattr(component, "summary", ""))
+    defaults = getattr(component, "defaults", None) or {}
+    if defaults:
+        text += f" [parameters: {', '.join(f'{k}={v!r}' for k, v in defaults.items())}]"
+    return text.strip()
 
 
 def _one_line(text: str) -> str:
@@ -356,6 +365,9 @@ def _run(method: str, data: str | None, target: str | None, dataset: str | None,
     \f
     Twelve parameters because click calls the command with every option of ``interp run`` as a
     keyword (the method's own options arrive in ``options``)."""
+    refusal = model_refusal(_loaded_registry().methods[method]) if model_file is not None else None
+    if refusal:
+        fail(refusal)  # before the file is unpickled
     loaded = _load_data(data, target, dataset, missing=getattr(_loaded_registry().methods.get(method), "missing", False))
     try:
         if out:

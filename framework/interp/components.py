@@ -553,10 +553,14 @@ class Option:
         if self.type is float and not np.isfinite(value):
             raise InputError(f"{self.flag} must be finite, got {value}")
         if self.min is not None and value < self.min:
-            raise InputError(f"{self.flag} must be >= {self.min:g}, got {value}")
+            raise InputError(f"{self.flag} must be >= {self._shown(self.min)}, got {self._shown(value)}")
         if self.max is not None and value > self.max:
-            raise InputError(f"{self.flag} must be <= {self.max:g}, got {value}")
+            raise InputError(f"{self.flag} must be <= {self._shown(self.max)}, got {self._shown(value)}")
         return value
+
+    def _shown(self, bound: float) -> str:
+        """A bound or value as the messages print it: 10,000,000 for an integer option, 1e+06 for a float one."""
+        return f"{int(bound):,}" if self.type is int else f"{bound:g}"
 
 
 #: the catalogues whose components an option may name (``Option(catalogue=...)``)
@@ -591,6 +595,9 @@ class Method:
     "classification", "regression" or "any": what target the method needs.  ``missing``: the
     method takes rows with missing numbers (NaN in ``data.X`` and ``data.raw``); for any other
     method the core refuses such data in one line before ``run`` is called.
+    ``explains_model`` declares that the method explains a fitted model the user supplies
+    (``ctx.model``, from ``--model-file``); for any other method the command line refuses the
+    file before unpickling it.
     """
 
     name: str
@@ -600,6 +607,7 @@ class Method:
     task: str = "any"
     plugin: str = ""
     missing: bool = False
+    explains_model: bool = False
 
     kind: ClassVar[str] = "method"
 
@@ -614,6 +622,8 @@ class Method:
                 fail(f"run must be a callable or 'module:function', got {self.run!r}")
         elif not callable(self.run):
             fail("run must be callable")
+        if not isinstance(self.explains_model, bool):
+            fail(f"explains_model must be True or False, got {self.explains_model!r}")
         if not self.summary or "\n" in self.summary:
             fail("summary must be one non-empty line")
         if self.task not in ("classification", "regression", "any"):

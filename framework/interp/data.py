@@ -25,7 +25,7 @@ from .preprocessing import MAX_CLASSES, infer_task
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Dataset", "load_dataset", "bundled_datasets", "check_finite", "MAX_CLASSES"]
+__all__ = ["Dataset", "load_dataset", "bundled_datasets", "check_finite", "columns_for_model", "MAX_CLASSES"]
 
 #: A target that is integer-valued with at most this many distinct values is a class label.
 
@@ -330,3 +330,30 @@ def load_dataset(
             raise InputError("a CSV file needs --target naming the label column")
         return from_frame(read_csv(source), target, name=Path(source).stem, missing=missing)
     return from_arrays(source, y, feature_names)
+
+
+def columns_for_model(model: Any, names: Sequence[str], what: str = "the model") -> list[int]:
+    """The positions, in ``names`` (the data's columns), of the columns a fitted ``model`` takes,
+    in its order: by its ``feature_names_in_`` when it has them (the data's columns in another
+    order are reordered; a name missing from either side is an InputError naming it), else by
+    position, when the number of columns matches its ``n_features_in_`` (an InputError when
+    not).  A model with neither takes the columns as they are."""
+    names = [str(n) for n in names]
+    fitted = getattr(model, "feature_names_in_", None)
+    if fitted is not None:
+        fitted = [str(n) for n in fitted]
+        position = {n: i for i, n in enumerate(names)}
+        missing = [n for n in fitted if n not in position]
+        known = set(fitted)
+        extra = [n for n in names if n not in known]
+        for side, how in ((missing, "lacks"), (extra, "has")):
+            if side:
+                more = f" and {len(side) - 3} more" if len(side) > 3 else ""
+                raise InputError(f"the data {how} column{'s' if len(side) > 1 else ''} "
+                                 f"{', '.join(map(repr, side[:3]))}{more} that {what} was "
+                                 f"{'fitted on' if how == 'lacks' else 'not fitted on'}")
+        return [position[n] for n in fitted]
+    expected = getattr(model, "n_features_in_", None)
+    if expected is not None and int(expected) != len(names):
+        raise InputError(f"{what} was fitted on {int(expected)} columns; the data has {len(names)}")
+    return list(range(len(names)))

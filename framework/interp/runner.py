@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import numbers
 import traceback
 from pathlib import Path
 from types import ModuleType
@@ -89,6 +90,34 @@ def blame(method: Method) -> Iterator[None]:
         raise PluginBug(at_fault(err, method.plugin), method.name, err) from err
 
 
+def model_refusal(method: Method) -> str | None:
+    """Why ``method`` takes no supplied model (``--model-file``), or None when it declares
+    ``explains_model``; the reason names the methods that do."""
+    if method.explains_model:
+        return None
+    takers = sorted(name for name, m in get_registry().methods.items() if m.explains_model)
+    return (f"--model-file: method {method.name!r} fits its own model and explains no supplied one; "
+            f"methods that do: {', '.join(takers) or 'none installed'}")
+
+
+def check_context(method: Method, ctx: RunContext) -> None:
+    """One-line InputErrors, before any work, for run settings no method can use: a seed outside
+    0..2**32 - 1 (numpy's range), ``n_jobs`` 0 (joblib's counts are >= 1, or negative for
+    "all cores but ..."), a supplied model for a method that does not declare
+    ``explains_model``."""
+    seed, jobs = ctx.seed, ctx.n_jobs
+    if seed is not None and (not _is_int(seed) or not 0 <= seed < 2**32):
+        raise InputError(f"--seed must be an integer from 0 to {2**32 - 1}, got {seed!r}")
+    if jobs is not None and (not _is_int(jobs) or jobs == 0):
+        raise InputError(f"--n-jobs must be a number of parallel jobs (1 or more; -1 for every core), got {jobs!r}")
+    if ctx.model is not None and model_refusal(method):
+        raise InputError(model_refusal(method))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
                ctx: RunContext | None = None) -> Explanation:
     """Run method ``name`` on validated ``data``; fill in method, plugin, version, data set and
@@ -108,6 +137,7 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
 
     ctx = ctx or RunContext()
     method = resolve("methods", name)
+    check_context(method, ctx)
     data.require(method.task)
     if not method.missing:
         data.check_complete()

@@ -7,7 +7,7 @@ import warnings
 
 import attrs
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -25,14 +25,29 @@ from .search import GridSearch, local_search, search_grid
 from .space import CardSpace, RowLimits, group_labels, space_of
 from .snap import integrity_rows, snap_to_grid
 from .solver import SolverOptions, solve
-from .validation import (MAX_CV_ROWS, check_eps, check_max_cv_rows, check_max_iter, check_positive,
-                         check_snap_tol, check_solver, resolve_penalty)
+from .validation import (MAX_CV_ROWS, check_eps, check_fit_memory, check_max_cv_rows, check_max_iter,
+                         check_positive, check_snap_tol, check_solver, resolve_penalty)
 
-__all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "reference_magnitude"]
+__all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "reference_magnitude", "grid_load"]
 
 #: the default grid (gammas, betas) without and with ``max_rows``: with it, each gamma's path
 #: only seeds the card search (and stops at max_rows rows), so a few points suffice
 GRID, ROWS_GRID = (24, 100), (3, 12)
+
+
+def grid_load(gammas, betas, *, max_rows, folds: int, n_jobs) -> tuple[int, int]:
+    """(grid points, paths run at once) of a search whose grid is given as counts (None:
+    :data:`GRID`, or :data:`ROWS_GRID` with ``max_rows``, any truthy value: a card search) or
+    as arrays of values: the card search runs its paths one at a time, the CV grid ``n_jobs``
+    of its (fold, gamma) paths at once."""
+    def size(given, default: int) -> int:
+        if given is None:
+            return default
+        return int(given) if isinstance(given, numbers.Integral) else int(np.size(given))
+
+    default = ROWS_GRID if max_rows else GRID
+    ng, nb = size(gammas, default[0]), size(betas, default[1])
+    return ng * nb, 1 if max_rows else min(effective_n_jobs(n_jobs), (folds + 1) * ng)
 
 
 class IntegrityWarning(UserWarning):
@@ -70,6 +85,7 @@ def path_task(X, y_num, split, objective: Objective, lams, options: SolverOption
     """One warm-started path on a training set (the whole data when ``split`` is None), its
     models snapped to the grid (see .snap) and, for a CV fold, scored on the test part by
     ``scorer(X_test, y_test, U, B, gamma, X_train, y_train)``."""
+    X = np.ascontiguousarray(X)  # the layout decides how BLAS sums: the same wherever the task runs
     train = None if split is None else split[0]
     Xt, yt = (X, y_num) if train is None else (X[train], y_num[train])
     with warnings.catch_warnings(), single_threaded_blas():
@@ -299,10 +315,16 @@ class _FacetsCVBase(BaseEstimator):
         refitted on every row, warm-started from the grid's solution.  ``cv_sample_`` holds the
         indices of the rows the grid ran on (None: all), ``cv_rows_`` their number and
         ``subsampled_`` whether they were fewer than all."""
-        # bad limits, names or bounds, before any work
+        # bad limits, names or bounds, and a grid beyond the memory budget, before any work
         limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept, self.max_features)
         space = space_of(self, X.shape[1], limits)
         pool = check_pool(self.pool, self.pool_tol, limits)
+        folds = int(self.cv) if isinstance(self.cv, numbers.Integral) else 5  # (a splitter: its scores are small)
+        points, workers = grid_load(self.gammas, self.betas, max_rows=limits.searches, folds=folds,
+                                    n_jobs=self.n_jobs)
+        check_fit_memory(*X.shape, points, workers=workers, folds=folds,
+                         advice={"n_features": "select features", "n_rows": "subsample the rows",
+                                 "grid_points": "fewer gammas or betas"})
         rows = self._cv_rows(y_orig)
         grid_rows = slice(None) if rows is None else rows
         self.cv_sample_ = rows

@@ -21,7 +21,8 @@ from .search import Card, local_search
 from .space import RowLimits, space_of
 from .snap import GRID_ATOL, integrity_rows, on_grid, snap_to_grid
 from .solver import SolverOptions, WarmStart, solve
-from .validation import check_max_iter, check_positive, check_snap_tol, check_solver, resolve_penalty
+from .validation import (check_fit_memory, check_max_iter, check_positive, check_snap_tol, check_solver,
+                         resolve_penalty)
 
 __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "binary_target"]
 
@@ -97,6 +98,7 @@ class _FacetsBase(BaseEstimator):
                               gamma=gamma, fit_intercept=bool(self.fit_intercept),
                               max_points=limits.max_points, bounds=space.solver_box)
         options = SolverOptions(check_solver(self.solver), tol, check_max_iter(self.max_iter))
+        check_fit_memory(*X.shape, advice={"n_features": "select features", "n_rows": "subsample the rows"})
         start = self._start(X, gamma, coef_init, intercept_init)
         with single_threaded_blas():
             res = solve(X, y_num, objective, lam, options, start)

@@ -18,7 +18,7 @@ from interp import Explanation, InputError
 from interp.data import check_finite
 from interp.preprocessing import binary_labels
 
-from .cv import FacetsClassifierCV, IntegrityWarning
+from .cv import FacetsClassifierCV, IntegrityWarning, grid_load
 from .estimators import FacetsClassifier
 from .features import CardFeatures, card_features
 from .path import fit_path
@@ -27,7 +27,7 @@ from .problem import Objective
 from .render import method_sections, pool_payload
 from .scorecard import ScoreCard, no_card_reason, rounded_baseline, score_card
 from .solver import SolverOptions
-from .validation import check_positive, check_snap_tol
+from .validation import check_fit_memory, check_positive, check_snap_tol
 
 #: the fixed-(lam, gamma) path plot: betas from 10^1.5 times the chosen one down to 10^-1.5 times
 PATH_DECADES, PATH_POINTS, PATH_MAX_ITER = 1.5, 25, 500
@@ -77,12 +77,13 @@ def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas,
     also records them as the explanation's ``params``; the run adds the (lam, gamma) it chose.
     """
     _check_data(data)
+    folds = _check_options(lam, gamma, cv, snap_tol)
     design = _design(data, binarize, n_thresholds)
     X, names = design.X, list(design.names)
     check_finite(X, names)
-    folds = _check_options(lam, gamma, cv, snap_tol)
     if pool and not folds:
         raise InputError("--pool needs the card search of a CV fit: leave out --lam and --gamma")
+    _check_memory(data, design, folds, n_gammas, n_betas, max_rows, ctx.n_jobs)
     settings = dict(penalty=penalty, penalty_params=penalty_params, solver=solver, tol=tol, max_iter=max_iter,
                     snap_tol=snap_tol, max_rows=max_rows or None, max_points=max_points,
                     groups=design.groups or None)
@@ -176,6 +177,18 @@ def _check_options(lam, gamma, cv, snap_tol) -> int:
     if cv == 1:
         raise InputError("--cv needs at least 2 folds")
     return cv or (0 if lam is not None else 5)
+
+
+def _check_memory(data, design: CardFeatures, folds: int, n_gammas, n_betas, max_rows, n_jobs) -> None:
+    """The memory check of the fit asked for, before any work, in the command line's words."""
+    n, d = design.X.shape
+    points, workers = grid_load(n_gammas, n_betas, max_rows=max_rows or None, folds=folds or 5,
+                                n_jobs=n_jobs if folds else 1)
+    columns = f" (from {data.n_features:,} columns)" if design.binarizer is not None else ""
+    check_fit_memory(n, d, points, workers=workers, folds=folds or 5,
+                     what=f"facets on {n:,} rows x {d:,} card features{columns}",
+                     advice={"n_features": "drop columns" + (", or lower --n-thresholds" if columns else ""),
+                             "n_rows": "subsample the rows", "grid_points": "lower --n-gammas or --n-betas"})
 
 
 def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:

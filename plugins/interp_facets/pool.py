@@ -25,17 +25,18 @@ from interp import InputError
 
 from .search import N_EXACT, Card, card_losses, local_search
 from .space import CardSpace, RowLimits
+from .validation import MAX_POOL
 
 __all__ = ["check_pool", "card_pool", "pool_table", "feature_shares", "card_terms"]
 
 
 def check_pool(pool, pool_tol, limits: RowLimits) -> int:
-    """The pool's size (0: no pool) if ``pool`` is None or an integer >= 1 and ``pool_tol`` a
-    number >= 0; a pool needs the card search (``max_rows`` or ``max_features``)."""
+    """The pool's size (0: no pool) if ``pool`` is None or an integer in [1, MAX_POOL] and
+    ``pool_tol`` a number >= 0; a pool needs the card search (``max_rows`` or ``max_features``)."""
     if pool is None:
         return 0
-    if isinstance(pool, bool) or not isinstance(pool, numbers.Integral) or pool < 1:
-        raise InputError(f"pool must be an integer >= 1 or None, got {pool!r}")
+    if isinstance(pool, bool) or not isinstance(pool, numbers.Integral) or not 1 <= pool <= MAX_POOL:
+        raise InputError(f"pool must be an integer from 1 to {MAX_POOL:,} or None, got {pool!r}")
     if isinstance(pool_tol, bool) or not isinstance(pool_tol, numbers.Real) or not 0 <= pool_tol < np.inf:
         raise InputError(f"pool_tol must be a number >= 0 (relative loss gap), got {pool_tol!r}")
     if not limits.searches:

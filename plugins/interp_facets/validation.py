@@ -3,16 +3,19 @@ checked value (converted) or raises a one-line ``InputError`` naming the paramet
 
 from __future__ import annotations
 
+import functools
 import numbers
-from typing import NamedTuple
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
 import interp
 from interp import InputError, Penalty
+from interp.resources import check_sizes
 
 __all__ = ["SOLVERS", "MAX_CV_ROWS", "check_solver", "check_max_cv_rows", "check_positive", "check_eps",
-           "check_snap_tol", "check_max_iter", "ResolvedPenalty", "resolve_penalty"]
+           "check_snap_tol", "check_max_iter", "ResolvedPenalty", "resolve_penalty", "fit_memory",
+           "check_fit_memory"]
 
 #: the loops `.solver.solve` runs: proximal gradient + Newton steps, FISTA, ISTA
 SOLVERS = ("newton", "fista", "ista")
@@ -21,6 +24,16 @@ SOLVERS = ("newton", "fista", "ista")
 #: stratified subsample of this many rows and the chosen model is refitted on all of them (the
 #: grid is hundreds of paths, the refit one warm-started fit, so the cost stops growing with rows)
 MAX_CV_ROWS = 10_000
+
+#: the most cards a pool keeps: each is polished by its own search, so the pool's size is work
+MAX_POOL = 1000
+
+#: what a fit holds at once, in float64 arrays: d x d matrices (the Gram matrix X'X / n, the
+#: curvature bound, its scaled copy and the eigensolver's or Newton step's workspace), per
+#: parallel worker; n x d copies of the design besides X itself (the solver's column-major and
+#: single-precision copies, X * X of the card search, a CV fold); and per row, the card search's
+#: exact evaluation of its best-ranked moves (24 moves, about ten temporaries each)
+DENSE_COPIES, ROW_COPIES, SEARCH_BYTES_PER_ROW = 4, 5, 2_000
 
 
 def check_solver(solver) -> str:
@@ -106,3 +119,25 @@ def resolve_penalty(name: str, eps: float | None = None,
         except (TypeError, ValueError):
             raise InputError(f"penalty {name!r}: parameter {key!r} must be a number, got {value!r}") from None
     return ResolvedPenalty(penalty, penalty.bind(**given).hyper)
+
+
+
+def fit_memory(n_rows: int, n_features: int, grid_points: int = 0, *, workers: int = 1, folds: int = 0) -> float:
+    """The bytes a fit on ``n_rows`` x ``n_features`` allocates at its peak, ``workers`` paths
+    at once, with a CV grid of ``grid_points`` (gamma, beta) on ``folds`` folds (its
+    coefficients and scores): an upper bound of its large arrays (see :data:`DENSE_COPIES`)."""
+    dense = 8.0 * DENSE_COPIES * (n_features + 1) ** 2 * max(1, workers)
+    rows = 8.0 * ROW_COPIES * n_rows * n_features + SEARCH_BYTES_PER_ROW * n_rows
+    grid = 8.0 * grid_points * (n_features + 8 * (folds + 1) + 30)
+    return dense + rows + grid
+
+
+def check_fit_memory(n_rows: int, n_features: int, grid_points: int = 0, *, workers: int = 1, folds: int = 0,
+                     what: str = "", advice: Mapping[str, str] | None = None) -> None:
+    """A one-line ``ResourceError`` before any work when :func:`fit_memory` exceeds the memory
+    budget (``interp.resources``), saying how many features, rows or grid points would fit;
+    ``advice`` (by size: ``n_features``, ``n_rows``, ``grid_points``) says how to get there."""
+    check_sizes(functools.partial(fit_memory, workers=workers, folds=folds),
+                {"n_rows": n_rows, "n_features": n_features, "grid_points": grid_points},
+                what or f"a Facets fit on {n_rows:,} rows x {n_features:,} features",
+                {"n_rows": "rows", "n_features": "features", "grid_points": "grid points"}, advice)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
@@ -13,6 +14,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import Embedding, get_registry
+from interp.data import columns_for_model
+from interp.resources import check_sizes
 from interp.errors import InputError
 from interp.preprocessing import infer_task
 
@@ -23,9 +26,35 @@ from .readers import read_trees
 from .sparseforest import SparseHistForest
 
 DEPTH_GRID = (2, 3, 4, 5, 6)
+MAX_DEPTH = 12
 EMPTY_MESSAGE = ("no root-to-leaf path has two splits, so no features co-occur and every feature "
                  "vector is zero (trees that stop after one split: pure or tiny data, or stumps)")
 AUTO_MAX_SAMPLES = 512
+#: the bytes one collected path costs at the peak of a fit: its row of the path matrix and its
+#: co-occurrence entries (about PATH_BYTES_PER_LEVEL per level of depth) and its share of the
+#: growing trees' heap arrays (2^(depth + 1) slots a tree, HEAP_BYTES per leaf-sized share): an
+#: upper bound of the peaks measured at depths 3, 6 and 10 (about 0.26, 0.7 and 7.5 KB a path)
+PATH_BYTES_PER_LEVEL, HEAP_BYTES = 100, 8
+
+
+def fit_memory(n_paths: int, n_boot: int = 0, *, depth: int = 3, n_features: int = 2) -> float:
+    """The bytes a fit collecting ``n_paths`` paths of trees of ``depth``, then ``n_boot``
+    bootstrap replicates of its ``n_features`` feature vectors, allocates at its peak (see
+    :data:`PATH_BYTES_PER_LEVEL`)."""
+    return n_paths * (PATH_BYTES_PER_LEVEL * depth + HEAP_BYTES * 2.0**depth) + 16.0 * n_features * n_boot
+
+
+def check_fit_memory(n_paths: int, n_boot: int = 0, *, depth: int = 3, n_features: int = 2,
+                     advice: dict | None = None) -> None:
+    """A one-line ``ResourceError`` before any work when :func:`fit_memory` exceeds the memory
+    budget (``interp.resources``), saying how many paths or replicates would fit; ``advice``
+    (by size: ``n_paths``, ``n_boot``) says how to get there."""
+    check_sizes(functools.partial(fit_memory, depth=depth, n_features=n_features),
+                {"n_paths": n_paths, "n_boot": n_boot},
+                f"Feature Vectors with {n_paths:,} paths of depth {depth}"
+                + (f" and {n_boot:,} bootstrap replicates" if n_boot else ""),
+                {"n_paths": "paths", "n_boot": "bootstrap replicates"},
+                advice or {"n_paths": "lower n_paths or max_depth", "n_boot": "fewer replicates"})
 
 
 class FeatureVectors(BaseEstimator):
@@ -120,8 +149,8 @@ class FeatureVectors(BaseEstimator):
             raise InputError(f"n_paths must be an integer >= 1, got {self.n_paths!r}")
         if not is_int(self.window) or self.window < 1:
             raise InputError(f"window must be an integer >= 1, got {self.window!r}")
-        if not (self.max_depth == "cv" or (is_int(self.max_depth) and 2 <= self.max_depth <= 12)):
-            raise InputError(f"max_depth must be an integer in 2..12 (paths need 2 splits to co-occur) "
+        if not (self.max_depth == "cv" or (is_int(self.max_depth) and 2 <= self.max_depth <= MAX_DEPTH)):
+            raise InputError(f"max_depth must be an integer in 2..{MAX_DEPTH} (paths need 2 splits to co-occur) "
                              f"or 'cv', got {self.max_depth!r}")
         if self.task not in ("auto", "classification", "regression"):
             raise InputError(f"task must be 'auto', 'classification' or 'regression', got {self.task!r}")
@@ -170,10 +199,8 @@ class FeatureVectors(BaseEstimator):
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1))
         if self.estimator is not None:
             trees = read_trees(self.estimator)
-            n_in = getattr(self.estimator, "n_features_in_", None)
-            if n_in is not None and n_in != d:
-                raise InputError(f"the estimator was fitted on {n_in} features, X has {d}")
             left, right, feat, owner = tree_arrays(trees)
+            feat = self._in_columns_of_X(feat, d)
             self.task_ = "given"
             self.max_depth_ = None
             self.n_trees_ = len(trees)
@@ -191,6 +218,7 @@ class FeatureVectors(BaseEstimator):
             k = math.ceil(math.sqrt(d))
             n = X.shape[0]
             m = self._max_samples(n)
+            check_fit_memory(int(self.n_paths), depth=max(DEPTH_GRID) if self.max_depth == "cv" else int(self.max_depth))
             depth = self._choose_depth(X, y, classification, k, rng) if self.max_depth == "cv" else int(self.max_depth)
             self.max_depth_ = depth
             left, right, feat, owner = self._train(X, y, classification, depth, k, m, rng)
@@ -211,6 +239,20 @@ class FeatureVectors(BaseEstimator):
         self.singular_values_ = fmap.singular_values
         self.explained_variance_ratio_ = fmap.explained_variance_ratio
         return self
+
+    def _in_columns_of_X(self, feat: np.ndarray, d: int) -> np.ndarray:
+        """The ``estimator``'s split features (its column numbers, -1 at leaves) as columns of X:
+        matched by name when both X and the estimator have column names (X's columns may come
+        in another order; a name on one side only is an InputError), else by position (the
+        counts must agree)."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            n_in = getattr(self.estimator, "n_features_in_", None)
+            if n_in is not None and n_in != d:
+                raise InputError(f"the estimator was fitted on {n_in} features, X has {d}")
+            return feat
+        columns = np.asarray(columns_for_model(self.estimator, names, "the estimator"), dtype=np.int64)
+        return np.where(feat >= 0, columns[np.maximum(feat, 0)], feat)
 
     def _max_samples(self, n: int) -> int:
         ms = self.max_samples
@@ -264,6 +306,7 @@ class FeatureVectors(BaseEstimator):
         (n_boot, d, 2) and returned.
         """
         check_is_fitted(self, "embedding_")
+        check_fit_memory(0, int(n_boot), n_features=self.n_features_in_)
         rng = np.random.default_rng(check_random_state(random_state).randint(0, 2**31 - 1))
         T = max(self.n_trees_, 1)
         reps = []

@@ -25,12 +25,16 @@ import attrs
 import numpy as np
 
 from interp import Explanation, Figure, InputError
+from interp.resources import ResourceError
 
 from . import render
-from .estimator import EMPTY_MESSAGE, FeatureVectors
+from .estimator import DEPTH_GRID, EMPTY_MESSAGE, MAX_DEPTH, FeatureVectors, check_fit_memory
 from .readers import available_readers, find_reader
 
 RF_DEPTH = 3
+#: the most paths the bootstrap replicates count in all (replicates x paths: each replicate counts
+#: every path again), a few minutes on two cores
+BOOTSTRAP_WORK = 10**8
 BOOSTED_DEPTH = 6
 BOOSTED_ROUNDS = 200
 #: What ``--model`` trains besides "rf" (its choices are declared with the option in plugin.py):
@@ -140,6 +144,22 @@ def _save(fig, plot: str) -> None:
     fig.savefig(target, dpi=150, bbox_inches="tight")
 
 
+def _check_resources(data, ctx, paths: int, depth, model, bootstrap: int) -> None:
+    """One-line ResourceErrors before any work: the memory of the forest grown to ``paths``
+    paths (the rf forest; the trees of a model are its own) and of the replicates, and the
+    work of ``bootstrap`` replicates, each of which counts every path again (at most
+    :data:`BOOTSTRAP_WORK` paths in all)."""
+    own = getattr(ctx, "model", None) is None and model in (None, "rf")
+    levels = parse_depth(depth, RF_DEPTH) if own else 0
+    levels = max(DEPTH_GRID) if levels == "cv" else min(levels, MAX_DEPTH)  # a bad depth: refused by the fit
+    check_fit_memory(paths if own else 0, bootstrap, depth=levels, n_features=data.n_features,
+                     advice={"n_paths": "lower --paths or --depth", "n_boot": "lower --bootstrap"})
+    if own and bootstrap * paths > BOOTSTRAP_WORK:
+        raise ResourceError(f"--bootstrap {bootstrap:,} re-counts the {paths:,} paths {bootstrap:,} times, "
+                            f"{bootstrap * paths:.2g} paths in all, beyond the bound of {BOOTSTRAP_WORK:.0e}: at most "
+                            f"{BOOTSTRAP_WORK // paths:,} replicates fit at this --paths")
+
+
 def run(data, ctx, *, paths, window, depth, embedding, embedding_params, plot, top_k, bootstrap, model):
     """Fit Feature Vectors on the trees ``choose_trees`` picks and explain it.
 
@@ -152,6 +172,7 @@ def run(data, ctx, *, paths, window, depth, embedding, embedding_params, plot, t
     """
     if data.n_features < 2:
         raise InputError(f"Feature Vectors needs at least 2 features; {data.name!r} has {data.n_features}")
+    _check_resources(data, ctx, paths, depth, model, bootstrap)
     trees = choose_trees(data, ctx, model, depth)
     est = FeatureVectors(n_paths=paths, window=window, max_depth=trees.depth, embedding=embedding,
                          embedding_params=embedding_params, estimator=trees.model, random_state=ctx.seed,

@@ -18,9 +18,11 @@ FEATUREVEC_METHOD = Method(
     summary="Feature Vectors: feature importance and semantics from tree-path co-occurrence",
     run="interp_featurevec.method:run",
     task="any",
+    explains_model=True,
     options=(
-        Option("paths", int, 100_000, "root-to-leaf paths to collect (trees are added until reached)", min=1),
-        Option("window", int, 3, "positions at distance <= window on a path co-occur", min=1),
+        Option("paths", int, 100_000, "root-to-leaf paths to collect (trees are added until reached)", min=1,
+               max=10_000_000),
+        Option("window", int, 3, "positions at distance <= window on a path co-occur", min=1, max=100),
         Option("model", str, None, "train this model on the data and explain it: rf (default: a random forest "
                                    "of shallow trees grown to --paths paths), hgb (scikit-learn "
                                    "HistGradientBoosting), xgboost, lightgbm (200 rounds each)",
@@ -31,8 +33,9 @@ FEATUREVEC_METHOD = Method(
                                         "interp plugins); svd: the paper's 2-D truncated SVD",
                catalogue="embeddings"),
         Option("plot", str, None, "write the Feature Vectors picture to this PNG file"),
-        Option("top_k", int, 20, "label this many most important features in the plot", min=1),
-        Option("bootstrap", int, 0, "resample the trees this many times for uncertainty ellipses", min=0),
+        Option("top_k", int, 20, "label this many most important features in the plot", min=1, max=1000),
+        Option("bootstrap", int, 0, "resample the trees this many times for uncertainty ellipses", min=0,
+               max=1000),
     ),
 )
 

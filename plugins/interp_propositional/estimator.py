@@ -3,11 +3,13 @@ itself as logical rules; exact (a Gram matrix) on small data, a Nystroem approxi
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import attrs
 import numpy as np
 import pandas as pd
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
@@ -18,20 +20,56 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import InputError
 from interp.preprocessing import binarize_unless_binary
+from interp.resources import check_sizes
 
 from .explain import TopRules, explain_expansion, explain_svc
 from .formula import operators_of, parse, to_string
 from .kernels import check_binary, check_count, propositional_kernel
-from .nystroem import PropositionalNystroem, check_map_memory
+from .nystroem import BLOCK_ENTRIES, PropositionalNystroem
 from .selection import select_kernel
 
-__all__ = ["PropositionalSVC", "Approximation", "APPROXIMATE_MODES"]
+__all__ = ["PropositionalSVC", "Approximation", "APPROXIMATE_MODES", "fit_memory", "check_fit_memory"]
 
 _BINARIZE_MODES = {"error": "never", "auto": "auto"}  # this estimator's option -> the core's mode
 APPROXIMATE_MODES = ("auto", "never", "always")
 #: SGD's budget: about this many single-row updates (5 to 1,000 passes over the rows), fewer
 #: when the training loss improves by less than _SGD_TOL five passes in a row
 _SGD_UPDATES, _SGD_TOL = 500_000, 1e-3
+#: what a fit holds at once: float64 n x n kernels of the exact SVM (the Gram matrix, the
+#: normalisation's temporaries, a fold's test kernel); float64 m x m kernels of the landmarks
+#: (K(L, L) and the eigensolver's two); float64 s x s kernels per worker of the formula
+#: selection on s rows (a candidate's Gram matrix and its radius and margin problems)
+EXACT_COPIES, LANDMARK_COPIES, SELECTION_COPIES = 3, 3, 4
+
+
+def fit_memory(n_rows: int, n_landmarks: int, selection_rows: int, *, approximate: bool, workers: int = 1) -> float:
+    """The bytes a fit on ``n_rows`` rows allocates at its peak: the exact SVM's kernels, or the
+    approximation's float32 map (rows x landmarks), its landmark kernels and ``workers`` kernel
+    blocks; and the formula selection's kernels on ``selection_rows`` rows (0: a formula is
+    given), ``workers`` candidates at once.  An upper bound of the large arrays (see
+    :data:`EXACT_COPIES`)."""
+    if approximate:
+        m = min(n_rows, n_landmarks)
+        fit = 4.0 * n_rows * m + 8.0 * LANDMARK_COPIES * m * m + 16.0 * min(n_rows * m, BLOCK_ENTRIES) * workers
+    else:
+        fit = 8.0 * EXACT_COPIES * n_rows * n_rows
+    s = min(selection_rows, n_rows)
+    return fit + 8.0 * SELECTION_COPIES * s * s * workers
+
+
+def check_fit_memory(n_rows: int, n_landmarks: int, selection_rows: int, *, approximate: bool, workers: int = 1,
+                     advice: dict | None = None) -> None:
+    """A one-line ``ResourceError`` before any work when :func:`fit_memory` exceeds the memory
+    budget (``interp.resources``), saying how many rows, landmarks or selection rows would fit;
+    ``advice`` (by size: ``n_rows``, ``n_landmarks``, ``selection_rows``) says how to get there."""
+    kind = f"the Nystroem approximation ({min(n_rows, n_landmarks):,} landmarks)" if approximate else "the exact SVM"
+    check_sizes(functools.partial(fit_memory, approximate=approximate, workers=workers),
+                {"n_rows": n_rows, "n_landmarks": n_landmarks if approximate else 0, "selection_rows": selection_rows},
+                f"{kind} on {n_rows:,} rows" + (f", its formula selected on {min(n_rows, selection_rows):,}"
+                                                 if selection_rows else ""),
+                {"n_rows": "rows", "n_landmarks": "landmarks", "selection_rows": "selection rows"},
+                advice or {"n_rows": "subsample the rows" + ("" if approximate else ", or approximate"),
+                           "n_landmarks": "lower n_landmarks", "selection_rows": "lower selection_rows"})
 
 
 @attrs.frozen
@@ -141,6 +179,8 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
         for name in ("max_exact_rows", "n_landmarks", "selection_rows"):
             check_count(getattr(self, name), name)
         approximate = uses_approximation(self.approximate, X.shape[0], self.max_exact_rows)
+        check_fit_memory(X.shape[0], int(self.n_landmarks), int(self.selection_rows) if self.formula is None else 0,
+                         approximate=approximate, workers=effective_n_jobs(self.n_jobs))
         features = binarize_unless_binary(X, self._names(X), mode=_BINARIZE_MODES[self.binarize])
         self.binarizer_ = features.binarizer
         X = check_binary(features.X)
@@ -189,7 +229,6 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
 
     def _fit_nystroem(self, X: np.ndarray, y: np.ndarray, rng) -> None:
         """The Nystroem map on ``n_landmarks`` rows, a linear SVM on it, and its expansion."""
-        check_map_memory(len(y), int(self.n_landmarks))
         self.feature_map_ = PropositionalNystroem(
             self.formula_, normalize=self.normalize, n_components=int(self.n_landmarks),
             random_state=rng, n_jobs=self.n_jobs).fit(X)

@@ -21,6 +21,7 @@ shown once (the first found).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import asdict, dataclass
 from typing import Mapping, NamedTuple
 
@@ -32,10 +33,27 @@ from interp import InputError, KernelOperator
 from .formula import Formula, evaluate, n_leaves, parse, to_string
 from .kernels import check_binary, propositional_kernel_diagonal
 
-__all__ = ["Rule", "TopRules", "feature_weights", "top_rules", "explain_expansion", "explain_svc"]
+__all__ = ["Rule", "TopRules", "feature_weights", "top_rules", "explain_expansion", "explain_svc",
+           "rule_search_work", "most_leaves", "RULE_WORK_LIMIT"]
 
 _CHUNK = 2**22  # booleans evaluated at once
 _MAX_SWEEPS = 50  # passes over the leaves of one local-search restart
+#: the local search evaluates a formula of L leaves about L times per sweep and restart, and each
+#: evaluation walks its L nodes over the rows, so its work grows as L^2 x (rows + a per-node
+#: overhead worth about RULE_ROW_OVERHEAD rows); RULE_WORK_LIMIT bounds it for the method (about
+#: a minute on two cores)
+RULE_ROW_OVERHEAD, RULE_WORK_LIMIT = 1_000, 5_000_000
+
+
+def rule_search_work(n_leaves: int, n_rows: int) -> float:
+    """The work of the rules' local search for a formula of ``n_leaves`` leaves whose weights
+    sum over ``n_rows`` rows, in the units of :data:`RULE_WORK_LIMIT`."""
+    return float(n_leaves) ** 2 * (n_rows + RULE_ROW_OVERHEAD)
+
+
+def most_leaves(n_rows: int) -> int:
+    """The most leaves whose rule search on ``n_rows`` rows stays within :data:`RULE_WORK_LIMIT`."""
+    return int(math.isqrt(int(RULE_WORK_LIMIT // (n_rows + RULE_ROW_OVERHEAD))))
 
 
 @dataclass

@@ -6,26 +6,40 @@ import functools
 from typing import Callable
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
 from interp import Explanation, InputError, progress
-from interp.preprocessing import BinaryLabels, binarize_unless_binary, binary_labels
+from interp.preprocessing import MAX_CLASSES, BinaryLabels, binarize_unless_binary, binary_labels
+from interp.resources import ResourceError
 
-from .estimator import PropositionalSVC, uses_approximation
-from .formula import parse
-from .nystroem import check_map_memory
+from .estimator import PropositionalSVC, check_fit_memory, uses_approximation
+from .explain import RULE_WORK_LIMIT, most_leaves, rule_search_work
+from .formula import n_leaves, parse
 from .render import RunOutcome, explanation
 
 
-def target_labels(y, positive: str) -> BinaryLabels:
+def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
     """1 for ``positive`` (default: the larger of two classes, the most frequent of more), 0 for
-    the rest; with more than two classes the negative class is named ``not <positive>``."""
+    the rest; with more than two classes the negative class is named ``not <positive>``.
+    Refused, as neither is one class against another: a measured quantity (numbers that are
+    not all whole), and more than ``MAX_CLASSES`` values unless ``positive`` names one."""
     y = np.asarray(y)
     classes, counts = np.unique(y, return_counts=True)
     shown = [str(c) for c in classes]
+    if y.dtype.kind == "f" and np.any(np.mod(classes, 1) != 0):
+        raise InputError(f"target {name!r} is a quantity ({classes.size:,} distinct numbers), not a class label: "
+                         "propositional separates two classes; explain it with a regression method "
+                         "(symbolic, featurevec) or give a column of classes")
     if positive and positive not in shown:
-        raise InputError(f"--positive {positive!r} is not a class; classes are: {', '.join(shown)}")
+        raise InputError(f"--positive {positive!r} is not a class; classes are: {', '.join(shown[:20])}"
+                         + (f" and {classes.size - 20} more" if classes.size > 20 else ""))
+    if classes.size > MAX_CLASSES and not positive:
+        raise InputError(f"target {name!r} has {classes.size} distinct values; propositional separates two classes: "
+                         f"name the one to explain against the rest with --positive (the most frequent is "
+                         f"{shown[int(np.argmax(counts))]!r}), or explain a quantity with a regression method "
+                         "(symbolic, featurevec)")
     if classes.size <= 2:
         return binary_labels(y, positive or None)
     positive = positive or shown[int(np.argmax(counts))]
@@ -44,6 +58,20 @@ def _check(formula: str, select: int, C: float, y: np.ndarray, cv: int) -> None:
     min_class = int(min(y.sum(), len(y) - y.sum()))
     if min_class < cv:
         raise InputError(f"the smaller class has {min_class} rows, fewer than --cv {cv} folds")
+
+
+def _leaves_within_work(formula: str, max_leaves: int, rule_rows: int) -> int:
+    """The leaves the candidate draw may use (``max_leaves``, 0 for as many as fit), after a
+    one-line ResourceError when ``--formula`` or ``--max-leaves`` asks for more leaves than the
+    rules' search on ``rule_rows`` rows does within its work bound (see
+    ``explain.RULE_WORK_LIMIT``)."""
+    most = most_leaves(rule_rows)
+    asked = (n_leaves(parse(formula)), "--formula has") if formula else (max_leaves, "--max-leaves")
+    if asked[0] > most:
+        raise ResourceError(f"{asked[1]} {asked[0]} leaves: the search for its rules over {rule_rows:,} rows would "
+                            f"take about {rule_search_work(asked[0], rule_rows) / RULE_WORK_LIMIT:.0f} times the "
+                            f"work bound; at most {most} leaves fit (or subsample the rows)")
+    return min(max_leaves or most, most)
 
 
 def cross_validated_auc(make: Callable[[], PropositionalSVC], X, y, cv: int, seed) -> tuple[float, ...]:
@@ -68,16 +96,19 @@ def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive,
     Whether to approximate is decided once, on all rows, so that the cross-validated models
     are of the kind of the final one; a map too big for memory is refused here, before the
     cross-validation, whose smaller folds would fit it."""
-    features = binarize_unless_binary(data.X, data.feature_names, raw=data.raw)
-    labels = target_labels(data.y, positive)
+    labels = target_labels(data.y, positive, data.target_name)
     y = labels.values.astype(int)
     _check(formula, select, C, y, cv)
     approximated = uses_approximation(approximate, len(y), max_exact_rows)
-    if approximated:
-        check_map_memory(len(y), n_landmarks)
+    check_fit_memory(len(y), n_landmarks, 0 if formula else selection_rows, approximate=approximated,
+                     workers=effective_n_jobs(ctx.n_jobs),
+                     advice={"n_rows": "subsample the rows" + ("" if approximated else ", or lower --max-exact-rows"),
+                             "n_landmarks": "lower --n-landmarks", "selection_rows": "lower --selection-rows"})
+    leaves = _leaves_within_work(formula, max_leaves, min(len(y), n_landmarks) if approximated else len(y))
+    features = binarize_unless_binary(data.X, data.feature_names, raw=data.raw)
     make = functools.partial(
         PropositionalSVC, formula=formula or None, C=C, normalize=normalize, n_candidates=select,
-        p=p, eta=eta, max_leaves=max_leaves or None, random_state=ctx.seed, n_jobs=ctx.n_jobs,
+        p=p, eta=eta, max_leaves=leaves, random_state=ctx.seed, n_jobs=ctx.n_jobs,
         third_party_operators=third_party_operators, approximate="always" if approximated else "never",
         n_landmarks=n_landmarks, selection_rows=selection_rows)
     aucs = cross_validated_auc(make, features.X, y, cv, ctx.seed)

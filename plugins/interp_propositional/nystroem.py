@@ -16,8 +16,9 @@ a kernel expansion over the landmarks, which is how a fitted model predicts and 
 
 K(X, L) is computed in row blocks of about ``BLOCK_ENTRIES`` kernel values, each a joblib task
 (``n_jobs``; under ``joblib.parallel_backend("dask")`` a task on the cluster), so memory beyond
-the result stays O(block x m); the blocks do not depend on ``n_jobs``, hence neither do the
-numbers.
+the result stays O(block x m); the blocks do not depend on ``n_jobs``, and each runs its
+product on one BLAS thread and row-major operands, hence the numbers are the same to the bit
+wherever they run.
 """
 
 from __future__ import annotations
@@ -37,28 +38,12 @@ from interp import InputError, KernelOperator
 from .formula import operators_of, parse, to_string
 from .kernels import check_binary, check_count, propositional_kernel
 
-__all__ = ["PropositionalNystroem", "draw_landmarks", "kernel_blocks", "check_map_memory", "EIGEN_CUT",
-           "BLOCK_ENTRIES", "MAP_MEMORY_LIMIT"]
+__all__ = ["PropositionalNystroem", "draw_landmarks", "kernel_blocks", "EIGEN_CUT", "BLOCK_ENTRIES"]
 
 #: eigenvalues of K(L, L) below this fraction of the largest are cut
 EIGEN_CUT = 1e-6
 #: kernel values per task: rows per block = BLOCK_ENTRIES // m (64 MB of float64 at 2**23)
 BLOCK_ENTRIES = 2**23
-#: largest float32 feature map (rows x landmarks x 4 bytes) a fit builds: 4 GiB
-MAP_MEMORY_LIMIT = 4 * 2**30
-
-
-def check_map_memory(n_rows: int, n_landmarks: int) -> None:
-    """A one-line InputError, before any work, when the map of ``n_rows`` rows would exceed
-    ``MAP_MEMORY_LIMIT``; it says what to do instead."""
-    columns = min(n_rows, n_landmarks)  # there are no more landmarks than rows
-    need = n_rows * columns * 4
-    if need > MAP_MEMORY_LIMIT:
-        raise InputError(
-            f"the Nystroem feature map of {n_rows:,} rows x {columns:,} landmarks needs {need / 2**30:.1f} GiB "
-            f"(limit {MAP_MEMORY_LIMIT / 2**30:.2g} GiB): subsample to at most "
-            f"{MAP_MEMORY_LIMIT // (4 * columns):,} rows or lower n_landmarks (--n-landmarks) to "
-            f"{MAP_MEMORY_LIMIT // (4 * n_rows):,}")
 
 
 def draw_landmarks(X: np.ndarray, n_landmarks: int, random_state=None) -> np.ndarray:
@@ -76,9 +61,14 @@ def draw_landmarks(X: np.ndarray, n_landmarks: int, random_state=None) -> np.nda
 
 def _block(formula: str, operators: Mapping[str, KernelOperator], rows: np.ndarray, landmarks: np.ndarray,
            normalize: bool, right: np.ndarray) -> np.ndarray:
-    """One task: K(rows, landmarks) @ right, in right's precision."""
+    """One task: K(rows, landmarks) @ right, in right's precision, computed the same way wherever
+    the task runs (the serial path, a worker process, a Dask worker): on one BLAS thread and on
+    row-major operands.  A threaded product sums in another order; so does numpy with an operand
+    that arrives unaligned from a worker's unpickling (it copies it to row-major first) when
+    the serial path multiplies the column-major ``components_`` as it is."""
     K = propositional_kernel(formula, rows, landmarks, normalize=normalize, operators=operators)
-    return K.astype(right.dtype, copy=False) @ right
+    with single_threaded_blas():
+        return np.ascontiguousarray(K, dtype=right.dtype) @ np.ascontiguousarray(right)
 
 
 def kernel_blocks(formula: str, operators: Mapping[str, KernelOperator], X: np.ndarray, landmarks: np.ndarray,

@@ -19,14 +19,15 @@ PROPOSITIONAL_METHOD = Method(
     options=(
         Option("formula", str, "", "kernel formula, e.g. '(a & ~b) | c' (default: select one)"),
         Option("select", int, 30, "number of random candidate formulas ranked by radius-margin ratio "
-               "(used without --formula)", min=0),
-        Option("C", float, 1.0, "SVM regularisation (positive)"),
+               "(used without --formula)", min=0, max=1000),
+        Option("C", float, 1.0, "SVM regularisation (positive)", max=1e6),
         Option("p", float, 0.4, "generator parameter p in (0, 1) (leaf probability 1 - p^(eta*depth))",
                min=0.0, max=1.0),
-        Option("eta", float, 0.7, "generator parameter eta (positive)", min=0.0),
-        Option("max_leaves", int, 8, "skip drawn candidates with more leaves (0: no limit)", min=0),
-        Option("cv", int, 5, "cross-validation folds for the AUC", min=2),
-        Option("top", int, 5, "number of rules shown", min=1),
+        Option("eta", float, 0.7, "generator parameter eta (positive)", min=0.0, max=10.0),
+        Option("max_leaves", int, 8, "skip drawn candidates with more leaves (0: as many as the search for "
+               "the rules allows on this data)", min=0, max=100),
+        Option("cv", int, 5, "cross-validation folds for the AUC", min=2, max=50),
+        Option("top", int, 5, "number of rules shown", min=1, max=100),
         Option("positive", str, "", "positive class (default: the larger of two / most frequent)"),
         Option("normalize", bool, True, "normalise the kernel"),
         Option("third_party_operators", bool, False,
@@ -34,10 +35,10 @@ PROPOSITIONAL_METHOD = Method(
         Option("approximate", str, "auto", "kernel: 'never' the exact Gram matrix, 'always' a Nystroem "
                "approximation, 'auto' the approximation above --max-exact-rows rows", choices=("auto", "never", "always")),
         Option("max_exact_rows", int, 10_000, "largest number of rows fitted with the exact Gram matrix "
-               "(8 n^2 bytes: 0.8 GB at 10,000)", min=1),
-        Option("n_landmarks", int, 1000, "landmark rows of the Nystroem approximation", min=1),
+               "(8 n^2 bytes: 0.8 GB at 10,000)", min=1, max=100_000),
+        Option("n_landmarks", int, 1000, "landmark rows of the Nystroem approximation", min=1, max=10_000),
         Option("selection_rows", int, 1000, "the formula is selected on at most this many rows (drawn at "
-               "random beyond)", min=2),
+               "random beyond)", min=2, max=10_000),
     ),
 )
 

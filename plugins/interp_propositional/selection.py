@@ -31,6 +31,7 @@ from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
 from interp import InputError, KernelOperator, progress
+from interp.blas import single_threaded_blas
 from interp.preprocessing import binary_labels
 
 from .formula import n_leaves, operators_of, to_string
@@ -212,8 +213,11 @@ class KernelSelection:
 
 def _score(formula: str, X: np.ndarray, y: np.ndarray, normalize: bool, solver: str,
            known: dict[str, KernelOperator]) -> dict:
-    K = propositional_kernel(formula, X, normalize=normalize, operators=known)
-    return radius_margin_ratio(K, y, X=X, solver=solver)
+    """One task: the radius-margin ratio of a candidate, with one BLAS thread wherever the task
+    runs, so that its numbers do not depend on where (serial, a worker, a Dask worker)."""
+    with single_threaded_blas():
+        K = propositional_kernel(formula, X, normalize=normalize, operators=known)
+        return radius_margin_ratio(K, y, X=X, solver=solver)
 
 
 def candidate_formulas(n_candidates: int, p: float = 0.4, eta: float = 0.7, random_state=None,

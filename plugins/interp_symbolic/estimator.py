@@ -48,6 +48,7 @@ import pandas as pd
 from interp import InputError, RidgeFamily
 from interp.blas import single_threaded_blas
 from interp.preprocessing import binary_labels
+from interp.resources import check_sizes
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
@@ -76,6 +77,13 @@ HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the purs
 # so this check is for rewrites that generalise far worse, not for the 1% the training budget resolves
 HOLDOUT_TOL = 0.1
 SIMPLIFY_PASSES = 2  # passes of the simplification over a model's terms (see ``_simplified``)
+#: what a fit holds at once, in float64 arrays: d x d matrices (the Hessian of the importances,
+#: an outer product, ``interactions_`` and the ranking of its pairs; six in all, which also
+#: covers the formulas' symbolic objects, one coefficient per feature and term: the peak on 37
+#: rows x 10,000 features was 4.9 GB); n x d copies of the rows (the scaled rows, a training and a
+#: held-out part, the design of each size); and per starting point of a pursuit step (families x
+#: ``n_restarts``), its direction and fitted term, d numbers each
+DENSE_COPIES, ROW_COPIES, START_COPIES = 6, 6, 2
 EQUATION_COLUMNS = ("n_terms", "n_features", "complexity", "train_loss", "test_loss", "r2", "formula", "latex",
                     "sympy")
 
@@ -117,6 +125,34 @@ class Holdout:
 
     train: np.ndarray
     test: np.ndarray
+
+
+def fit_memory(n_rows: int, n_features: int, n_starts: int) -> float:
+    """The bytes a fit on ``n_rows`` x ``n_features`` with ``n_starts`` starting points per step
+    allocates at its peak: an upper bound of its large arrays (see :data:`DENSE_COPIES`)."""
+    d = n_features
+    return 8.0 * (DENSE_COPIES * d * d + ROW_COPIES * n_rows * d + START_COPIES * n_starts * (d + 16))
+
+
+def check_fit_memory(n_rows: int, n_features: int, n_starts: int, what: str = "",
+                     advice: dict | None = None) -> None:
+    """A one-line ``ResourceError`` before any work when :func:`fit_memory` exceeds the memory
+    budget (``interp.resources``), saying how many rows, features or starting points fit;
+    ``advice`` (by size: ``n_rows``, ``n_features``, ``n_starts``) says how to get there."""
+    check_sizes(fit_memory, {"n_rows": n_rows, "n_features": n_features, "n_starts": n_starts},
+                what or f"symbolic pursuit on {n_rows:,} rows x {n_features:,} features",
+                {"n_rows": "rows", "n_features": "features", "n_starts": "starting points per step"},
+                advice or {"n_rows": "subsample the rows", "n_features": "select features",
+                           "n_starts": "lower n_restarts"})
+
+
+def _fit_term_task(ridge, Xs, r, starts, maxiter) -> Candidate:
+    """One joblib task of a pursuit step: ``fit_term`` on one BLAS thread (a worker process or a
+    Dask worker does not inherit the caller's limit) and on row-major rows (numpy copies an
+    operand that arrives unaligned to row-major before a product, and the order decides how
+    BLAS sums), so that its numbers do not depend on where it runs."""
+    with single_threaded_blas():
+        return fit_term(ridge, np.ascontiguousarray(Xs), np.ascontiguousarray(r), starts, maxiter)
 
 
 def _holdout(n, fraction, seed, strata=None) -> Holdout:
@@ -307,8 +343,9 @@ class _SymbolicPursuit(BaseEstimator):
     def _check_params(self):
         if not (_is_int(self.max_terms) and self.max_terms >= 1):
             raise InputError(f"max_terms must be a positive integer, got {self.max_terms!r}")
-        if not (self.n_restarts >= 1 and self.maxiter >= 1):
-            raise InputError("n_restarts and maxiter must be >= 1")
+        if not (_is_int(self.n_restarts) and _is_int(self.maxiter) and self.n_restarts >= 1 and self.maxiter >= 1):
+            raise InputError(f"n_restarts and maxiter must be integers >= 1, got {self.n_restarts!r} and "
+                             f"{self.maxiter!r}")
         if not isinstance(self.simplify, (bool, np.bool_)):
             raise InputError(f"simplify must be True or False, got {self.simplify!r}")
         if not (_is_real(self.simplify_tol) and 0 <= self.simplify_tol < math.inf):
@@ -328,6 +365,7 @@ class _SymbolicPursuit(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, **checks)
         if X.shape[0] < 2:
             raise InputError(f"symbolic pursuit needs at least 2 rows, got n_samples = {X.shape[0]}")
+        check_fit_memory(*X.shape, len(_resolve_families(self.families)) * int(self.n_restarts))
         return X, y
 
     def _pursue(self, X, t, strata=None):
@@ -457,7 +495,7 @@ class _SymbolicPursuit(BaseEstimator):
             for st in self._starts(ridge, Xs, resid, rng):
                 jobs.append((fi, ridge, st))
         outs = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_term)(ridge, Xs, resid, [st], self.maxiter) for fi, ridge, st in jobs
+            delayed(_fit_term_task)(ridge, Xs, resid, [st], self.maxiter) for fi, ridge, st in jobs
         )
         best: dict[int, Candidate] = {}
         for (fi, _, _), out in zip(jobs, outs):  # first-best in job order: independent of n_jobs
@@ -599,7 +637,7 @@ class _SymbolicPursuit(BaseEstimator):
             _, _, dum = tm.ridge.value_and_grad(tm.theta, u - h, max_fallback=None)
             g2 = (dup[0] - dum[0]) / (2 * h)
             grad += tm.weight * du[0] * c
-            hess += tm.weight * g2 * np.outer(c, c)
+            hess += (tm.weight * g2) * np.outer(c, c)  # one d x d temporary, not two
         self.feature_importances_ = grad
         inter = hess.copy()
         inter[np.diag_indices(d)] /= 2.0

@@ -16,14 +16,19 @@ from typing import Any
 import numpy as np
 from interp import Explanation, InputError
 from interp.blas import single_threaded_blas
-from interp.data import check_finite
+from interp.data import check_finite, columns_for_model
 from interp.preprocessing import infer_task
+from interp.resources import ResourceError
 
 from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox
-from .estimator import SymbolicPursuitClassifier, SymbolicPursuitRegressor, _sigmoid
+from .estimator import (SymbolicPursuitClassifier, SymbolicPursuitRegressor, _resolve_families, _sigmoid,
+                        check_fit_memory)
 from .render import explanation
 
 MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
+#: the most features the method takes: every term's projection, and so every formula printed,
+#: has one coefficient per feature (2,000 features on 50 rows took a minute; 10,000 over four)
+MAX_FEATURES = 2_000
 TASKS = ("regression", "classification")
 
 
@@ -34,6 +39,10 @@ def run(data, ctx, *, model, max_terms, test_size, max_blackbox_rows, max_fit_ro
     ratio_tol, simplify_tol, model_selection, and families: the names the core selected) pass
     through.  A model given with ``--model-file`` is the black box; the task is the data set's
     (``explain_blackbox`` infers it by the same rule)."""
+    if data.n_features > MAX_FEATURES:
+        raise ResourceError(f"symbolic writes every feature into each term's formula: {data.n_features:,} features "
+                            f"are beyond its bound of {MAX_FEATURES:,}; select at most {MAX_FEATURES:,} features "
+                            "first (SymbolicPursuitRegressor from Python has no such bound)")
     box = ctx.model if ctx.model is not None else model
     return explain_blackbox(box, data.X, data.y, feature_names=list(data.feature_names),
                             max_terms=max_terms, test_size=test_size, random_state=ctx.seed,
@@ -76,10 +85,23 @@ class Split:
 
 @dataclass(frozen=True)
 class BlackBox:
-    """The model being explained and the name the report gives it."""
+    """The model being explained, the name the report gives it and the data's ``columns`` it
+    takes, in its order (None: all, as they are, as a black box trained here takes them)."""
 
     model: Any
     name: str
+    columns: list[int] | None = None
+
+    def rows(self, X: np.ndarray):
+        """Rows of the data as the model takes them: its columns in its order, as a DataFrame
+        with its column names when it was fitted with names."""
+        X = X if self.columns is None else X[:, self.columns]
+        names = getattr(self.model, "feature_names_in_", None)
+        if names is None:
+            return X
+        import pandas as pd
+
+        return pd.DataFrame(X, columns=[str(n) for n in names])
 
 
 @dataclass(frozen=True)
@@ -127,6 +149,11 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
     options = dict(max_terms=max_terms, random_state=random_state, n_jobs=n_jobs, **estimator_options)
     if isinstance(options.get("model_selection"), str) and options["model_selection"].strip().isdigit():
         options["model_selection"] = int(options["model_selection"])
+    n_starts = len(_resolve_families(options.get("families"))) * int(options.get("n_restarts", 3))
+    check_fit_memory(len(split.fit), len(inputs.names), n_starts,
+                     what=f"symbolic on {len(split.fit):,} fitted rows x {len(inputs.names):,} features",
+                     advice={"n_rows": "lower --max-fit-rows", "n_features": "drop columns",
+                             "n_starts": "lower --n-restarts"})
     box = _blackbox(model, inputs, split, task, random_state)
     fit = _fit_surrogate(box, inputs, split, task, options)
     metrics = _fidelity(fit, split)
@@ -199,7 +226,7 @@ def _subsample(rows: np.ndarray, limit: int, rng: np.random.Generator) -> np.nda
 def _blackbox(model, inputs: Inputs, split: Split, task, random_state) -> BlackBox:
     """The black box: ``model`` itself, or trained here on the training rows when it is a name."""
     if not isinstance(model, str):
-        return BlackBox(model, type(model).__name__)
+        return BlackBox(model, type(model).__name__, columns_for_model(model, inputs.names, "the model"))
     if inputs.y is None:
         raise InputError(f"training the {model!r} black box needs a target y")
     box = make_blackbox(model, task == "classification", random_state)
@@ -218,15 +245,15 @@ def _fit_surrogate(box: BlackBox, inputs: Inputs, split: Split, task, options) -
     box's own, without a target) as its classes.
     """
     classification = task == "classification"
-    out_tr = blackbox_outputs(box.model, inputs.X[split.fit], classification)
-    out_te = blackbox_outputs(box.model, inputs.X[split.test], classification)
+    out_tr = blackbox_outputs(box.model, box.rows(inputs.X[split.fit]), classification)
+    out_te = blackbox_outputs(box.model, box.rows(inputs.X[split.test]), classification)
     if np.ptp(out_tr) == 0:
         raise InputError("the black box is constant on the training rows: there is nothing to explain")
     X_tr, X_te = _frame(inputs, split.fit), _frame(inputs, split.test)
     t0 = time.perf_counter()
     sym_labels = None
     if classification:
-        labels = inputs.y[split.fit] if inputs.y is not None else box.model.predict(inputs.X[split.fit])
+        labels = inputs.y[split.fit] if inputs.y is not None else box.model.predict(box.rows(inputs.X[split.fit]))
         est = SymbolicPursuitClassifier(**options).fit(X_tr, labels, proba=out_tr)
         fit_seconds = time.perf_counter() - t0
         # predict_proba's and predict's rules on one evaluation of the sum (every held-out row)
@@ -254,7 +281,7 @@ def _accuracy_vs_target(fit: Surrogate, box: BlackBox, inputs: Inputs, split: Sp
     """The black box's and the symbolic model's accuracy (or MSE and R^2) on the true target."""
     y_te = inputs.y[split.test]
     if fit.task == "classification":
-        box_pred = np.asarray(box.model.predict(inputs.X[split.test]))
+        box_pred = np.asarray(box.model.predict(box.rows(inputs.X[split.test])))
         return dict(blackbox_accuracy=float(np.mean(box_pred == y_te)),
                     symbolic_accuracy=float(np.mean(fit.symbolic_labels == y_te)))
     yt = y_te.astype(float)

@@ -38,6 +38,7 @@ class ToyPlugin:
                     interp.Option("label", str, "toy", "label in the text", choices=("toy", "other")),
                     interp.Option("center", bool, True, "a flag"),
                 ),
+                explains_model=True,
             )
         )
         register(interp.Method(name="toyclf", summary="Needs classes.", run=_toy_run, task="classification"))

@@ -1,6 +1,7 @@
 """The command line, through click's CliRunner: every command and every bad-input case."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -8,6 +9,7 @@ from click.testing import CliRunner
 import interp
 from interp import hookimpl
 from interp.cli import cli
+from interp.runner import run_method
 from interp.testing import registered
 
 
@@ -122,6 +124,41 @@ def test_model_file_needs_explicit_trust(run, toy_plugin, tmp_path):
     assert trusted.exit_code == 0, trusted.output
 
 
+class _Tripwire:
+    """Unpickling it creates the file ``path``: proof that a model file was unpickled."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (Path(self.path).touch, ())
+
+
+def test_a_method_that_explains_no_model_refuses_the_file_before_unpickling(run, toy_plugin, tmp_path):
+    import joblib
+
+    joblib.dump(_Tripwire(tmp_path / "unpickled"), tmp_path / "m.joblib")
+    for trust in ((), ("--trust-model-file",)):
+        refused = run("run", "--plugin", "toyclf", "--dataset", "breast-cancer", "--model-file",
+                      tmp_path / "m.joblib", *trust)
+        assert refused.exit_code == 2 and refused.output.count("\n") == 1, refused.output
+        assert "method 'toyclf' fits its own model and explains no supplied one" in refused.output
+        assert "methods that do: featurevec, symbolic, toy" in refused.output
+    assert not (tmp_path / "unpickled").exists()
+    with pytest.raises(interp.InputError, match="explains no supplied one"):  # the Python path too
+        run_method("toyclf", interp.load_dataset("breast-cancer"), {}, interp.RunContext(model=object()))
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--seed", "-1"), "--seed must be an integer from 0 to 4294967295, got -1"),
+    (("--seed", str(2**32)), "--seed must be an integer from 0 to 4294967295, got 4294967296"),
+    (("--n-jobs", "0"), "--n-jobs must be a number of parallel jobs (1 or more; -1 for every core), got 0"),
+])
+def test_run_settings_no_method_can_use_are_bad_input(run, toy_plugin, args, message):
+    result = run("run", "--plugin", "toy", "--dataset", "diabetes", "--quiet", *args)
+    assert result.exit_code == 2 and result.output == f"Error: {message}\n", result.output
+
+
 def test_show_on_a_folder_that_is_not_a_run(run, tmp_path):
     result = run("show", tmp_path)
     assert result.exit_code == 2 and "not a saved run" in result.output
@@ -171,3 +208,11 @@ def test_a_method_whose_modules_fail_to_import_gets_one_line(run):
     assert "plugin 'brokenplugin' cannot run 'broken': ModuleNotFoundError: No module named " \
            "'interp_no_such_module'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_verbose_listing_shows_each_components_parameters_and_defaults():
+    out = CliRunner().invoke(cli, ["plugins", "--verbose"]).output
+    scf = next(line for line in out.splitlines() if line.strip().startswith("scf "))
+    assert scf.endswith("[parameters: eps=0.01]")
+    l1 = next(line for line in out.splitlines() if line.strip().startswith("l1 "))
+    assert "parameters" not in l1

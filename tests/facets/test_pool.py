@@ -88,7 +88,7 @@ def test_select_card_makes_that_card_the_model(pooled):
 
 @pytest.mark.parametrize("params, match", [
     ({"pool": 5}, "pool needs the card search"),
-    ({"pool": 0, "max_rows": 3}, "pool must be an integer >= 1 or None"),
+    ({"pool": 0, "max_rows": 3}, "pool must be an integer from 1 to 1,000 or None"),
     ({"pool": 5, "max_rows": 3, "pool_tol": -0.1}, "pool_tol must be a number >= 0"),
 ])
 def test_bad_pool_settings_are_one_line_input_errors(params, match):

@@ -17,7 +17,6 @@ from interp_propositional import (
     propositional_kernel,
     propositional_kernel_diagonal,
 )
-from interp_propositional import nystroem as nystroem_module
 from interp_propositional.estimator import APPROXIMATE_MODES
 
 from .propositional_helpers import brute_features, random_binary
@@ -146,11 +145,15 @@ def test_the_run_says_it_approximates():
 
 
 def test_a_map_too_big_is_refused_in_one_line(run, monkeypatch):
-    monkeypatch.setattr(nystroem_module, "MAP_MEMORY_LIMIT", 50 * 4 * 100)  # 100 rows of 50 landmarks
+    from interp_propositional.estimator import fit_memory
+
+    monkeypatch.setenv("INTERP_MEMORY_LIMIT", "100K")
     res = run("run", "--plugin", "propositional", "--dataset", "house-votes-84", "--quiet", "--formula", "a",
-              "--approximate", "always", "--n-landmarks", "50")
+              "--approximate", "always", "--n-landmarks", "50", "--n-jobs", "1")
     assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
-    assert "subsample to at most 100 rows or lower n_landmarks (--n-landmarks) to 11" in res.output
+    most = max(n for n in range(436) if fit_memory(n, 50, 0, approximate=True) <= 100 * 1024)
+    assert "the Nystroem approximation (50 landmarks) on 435 rows needs about" in res.output
+    assert f"at most {most} rows fit (subsample the rows)" in res.output
     for args, words in ((["--n-landmarks", "0"], "--n-landmarks must be >= 1"),
                         (["--max-exact-rows", "0"], "--max-exact-rows must be >= 1")):
         res = run("run", "--plugin", "propositional", "--dataset", "house-votes-84", "--quiet", *args)
