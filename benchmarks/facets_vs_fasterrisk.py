@@ -22,12 +22,18 @@ log-loss of both cards (what both searches minimise; a lower loss for FasterRisk
 search found a better card than ours, in its own columns), and the cards of both on the first
 split of every set where Facets trails.
 
+Where FasterRisk is too slow for every repetition in the time at hand (adult: minutes per fit),
+``--set-repeats adult=1`` runs a set with fewer repetitions, both methods on the same splits;
+the tables give every set's number of paired splits, and the page's first line names the sets
+run with fewer.
+
 Timing: one whole Facets fit (design, grid, card search, refit) against one FasterRisk
 ``optimize`` at k = 10, both with one BLAS thread, in CPU seconds (``time.process_time``; the
 wall-clock medians are printed beside them).  The ratio is measured in the same run:
-FasterRisk is re-timed on the first ``--timed-folds`` splits of repetition 0 right after
-Facets ran on them (its cached accuracies come from an earlier run); the median and the worst
-of those ratios are printed per set.
+FasterRisk is re-timed on the first ``--timed-folds`` splits of repetition 0 (fewer for a set
+named in ``--set-timed-folds``) in a child process that runs beside Facets' fits (its cached
+accuracies come from an earlier run); the median and the worst of those ratios are printed per
+set.
 
 FasterRisk is never our dependency: the script installs it into its own virtual environment
 (default /tmp/interp-bench-fasterrisk; fasterrisk 0.1.10 pins old pandas and scikit-learn and
@@ -36,7 +42,8 @@ there in child processes, with one BLAS thread.  Its results are cached per set 
 in a JSON file (``--cache``), so an interrupted run resumes and later runs fit only Facets.
 
     python benchmarks/facets_vs_fasterrisk.py [--only adult,spam] [--repeats 5] [--folds 10]
-        [--timed-folds 5] [--cache PATH] [--refresh-peer] [--peer-only] [--page]
+        [--set-repeats adult=1] [--timed-folds 5] [--set-timed-folds adult=2] [--cache PATH]
+        [--refresh-peer] [--peer-only] [--page]
 
 ``--page`` also writes what is printed to docs/benchmarks/facets-fasterrisk.md.
 """
@@ -44,6 +51,7 @@ in a JSON file (``--cache``), so an interrupted run resumes and later runs fit o
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -159,21 +167,22 @@ def run_peer(name: str, repeat: int, n_folds: int, only_folds: int | None = None
     return json.loads(done.stdout)
 
 
-def peer_results(names, repeats: int, n_folds: int, cache: Path, refresh: bool) -> dict:
-    """FasterRisk's results per set: ``{name: {"k10": [one dict per split], "k5": [...]}}``, the
-    splits in order (repetition-major), from the cache where it holds them."""
+def peer_results(names, repeats: dict, n_folds: int, cache: Path, refresh: bool) -> dict:
+    """FasterRisk's results per set on its ``repeats[name]`` repetitions: ``{name: {"k10": [one
+    dict per split], "k5": [...]}}``, the splits in order (repetition-major), from the cache
+    where it holds them."""
     stored = json.loads(cache.read_text()) if cache.exists() and not refresh else {}
     if stored.get("scheme") != {"folds": n_folds, "version": 2}:
         stored = {"scheme": {"folds": n_folds, "version": 2}, "sets": {}}
     out = {}
     for name in names:
         per_repeat = stored["sets"].setdefault(name, {})
-        for r in range(repeats):
+        for r in range(repeats[name]):
             if str(r) not in per_repeat:  # one child per (set, repetition), cached as it ends
                 per_repeat[str(r)] = run_peer(name, r, n_folds)
                 cache.write_text(json.dumps(stored))
-                print(f"  fasterrisk {name} repetition {r + 1}/{repeats}", file=sys.stderr, flush=True)
-        out[name] = {key: [run for r in range(repeats) for run in per_repeat[str(r)][key]]
+                print(f"  fasterrisk {name} repetition {r + 1}/{repeats[name]}", file=sys.stderr, flush=True)
+        out[name] = {key: [run for r in range(repeats[name]) for run in per_repeat[str(r)][key]]
                      for key in per_repeat["0"]}
     return out
 
@@ -232,10 +241,10 @@ def accuracy_table(ours: dict, peer: dict, k: int, n_folds: int) -> None:
     mean training losses and the rows; then how many sets are at least level."""
     key = f"k{k}"
     print(f"\n### At most {k} rows, points in [-{MAX_POINTS}, {MAX_POINTS}]\n")
-    print("| set | Facets acc | FasterRisk acc | acc diff +- SE | Facets AUC | FasterRisk AUC | "
+    print("| set | splits | Facets acc | FasterRisk acc | acc diff +- SE | Facets AUC | FasterRisk AUC | "
           "AUC diff +- SE | train loss Facets / FasterRisk | splits where Facets' train loss is lower | "
           "rows Facets / FasterRisk |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     ahead = dict(accuracy=0, auc=0)
     for name in ours:
         a, b = ours[name][key], peer[name][key]
@@ -246,7 +255,7 @@ def accuracy_table(ours: dict, peer: dict, k: int, n_folds: int) -> None:
             cells += [f"{mean(a, metric):.4f}", f"{mean(b, metric):.4f}", f"{diff:+.4f} +- {se:.4f}"]
         rows = f"{max(r['rows'] for r in a)} / {max(r['rows'] for r in b)}"
         lower = sum(r["train_loss"] < q["train_loss"] for r, q in zip(a, b))
-        print(f"| {name} | {' | '.join(cells)} | {mean(a, 'train_loss'):.4f} / {mean(b, 'train_loss'):.4f} "
+        print(f"| {name} | {len(a)} | {' | '.join(cells)} | {mean(a, 'train_loss'):.4f} / {mean(b, 'train_loss'):.4f} "
               f"| {lower}/{len(a)} | {rows} |")
     n = len(ours)
     print(f"\nPaired difference >= 0: accuracy on {ahead['accuracy']}/{n} sets, AUC on {ahead['auc']}/{n}.")
@@ -302,9 +311,13 @@ def trailing_cards(ours: dict, peer: dict, columns: dict) -> None:
                   f"{b[where]['accuracy']:.3f}): " + ", ".join(f"`{f}` {p:+d}" for f, p in fr) + ".\n")
 
 
-def report(ours: dict, peer: dict, timed: dict, repeats: int, n_folds: int) -> None:
-    print(f"{repeats} repetitions x {n_folds} folds (StratifiedKFold, shuffle=True, random_state = "
-          f"repetition); diff = Facets - FasterRisk, averaged over the {repeats * n_folds} paired splits; "
+def report(ours: dict, peer: dict, timed: dict, repeats: dict, n_folds: int) -> None:
+    most = max(repeats.values())
+    fewer = [f"{name} {r} (FasterRisk's fits too slow for more in this run)"
+             for name, r in repeats.items() if r < most]
+    print(f"{most} repetitions x {n_folds} folds (StratifiedKFold, shuffle=True, random_state = "
+          f"repetition)" + (f"; fewer repetitions on {', '.join(fewer)}" if fewer else "")
+          + "; diff = Facets - FasterRisk, averaged over a set's paired splits; "
           "SE: Nadeau and Bengio's corrected resampled standard error; train loss: mean training "
           "log-loss of the card on its training part.")
     for k in ROWS:
@@ -314,12 +327,35 @@ def report(ours: dict, peer: dict, timed: dict, repeats: int, n_folds: int) -> N
     trailing_cards(ours, peer, columns)
 
 
+def per_set(text: str) -> dict:
+    """``"adult=1,spam=2"`` as ``{"adult": 1, "spam": 2}`` (an argparse type)."""
+    out = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        if name not in SETS or not value.isdigit():
+            raise argparse.ArgumentTypeError(f"expected NAME=COUNT with NAME among {', '.join(SETS)}, got {item!r}")
+        out[name] = int(value)
+    return out
+
+
+def timed_peer(names, timed_folds: dict, n_folds: int):
+    """FasterRisk re-timed at k = 10 on the first ``timed_folds[name]`` splits of repetition 0 of
+    every set, one child at a time in a thread beside the caller's Facets fits: a dict of futures."""
+    runner = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    futures = {name: runner.submit(run_peer, name, 0, n_folds, timed_folds[name])
+               for name in names if timed_folds[name]}
+    runner.shutdown(wait=False)
+    return futures
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(SETS), help="comma-separated set names")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--set-repeats", type=per_set, default={}, help="fewer repetitions on some sets: adult=1")
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--timed-folds", type=int, default=5, help="splits FasterRisk is re-timed on (0: none)")
+    parser.add_argument("--set-timed-folds", type=per_set, default={}, help="fewer timed splits on some sets")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/fasterrisk_results.json"))
     parser.add_argument("--refresh-peer", action="store_true", help="re-run FasterRisk even if cached")
     parser.add_argument("--peer-only", action="store_true", help="run FasterRisk only (fills the cache)")
@@ -336,19 +372,20 @@ def main(argv=None) -> None:
         print(json.dumps(peer_worker(names[0], args.repeat, args.folds,
                                      args.timed_folds if args.timing else None)))
         return
-    peer = peer_results(names, args.repeats, args.folds, args.cache, args.refresh_peer)
+    repeats = {name: args.set_repeats.get(name, args.repeats) for name in names}
     if args.peer_only:
+        peer_results(names, repeats, args.folds, args.cache, args.refresh_peer)
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from page import page
 
     with page("facets-fasterrisk", "Facets against FasterRisk", enabled=args.page, about=__doc__):
-        ours, timed = {}, {}
-        for name in names:  # FasterRisk re-timed on a set's first splits right after Facets ran
-            ours[name] = facets_results(name, args.repeats, args.folds)
-            if args.timed_folds:
-                timed[name] = run_peer(name, 0, args.folds, args.timed_folds)["k10"]
-        report(ours, peer, timed, args.repeats, args.folds)
+        timing = timed_peer(names, {name: args.set_timed_folds.get(name, args.timed_folds) for name in names},
+                            args.folds)
+        ours = {name: facets_results(name, repeats[name], args.folds) for name in names}
+        timed = {name: future.result()["k10"] for name, future in timing.items()}
+        peer = peer_results(names, repeats, args.folds, args.cache, args.refresh_peer)
+        report(ours, peer, timed, repeats, args.folds)
 
 
 if __name__ == "__main__":
