@@ -1,9 +1,12 @@
-"""Progress reporting for long work: a bar on a terminal, silence in pipes, callbacks for programs.
+"""Progress reporting for long work: a bar on a terminal and in a notebook, silence in pipes,
+callbacks for programs.
 
-Plugins wrap their long loops in ``track(iterable, "what", total=n)`` (or call ``report``), and
-that is all.  A bar is drawn on stderr only when stderr is a terminal and progress is not
-silenced (``quiet()`` or ``interp run --quiet``).  Notebooks and other programs follow progress
-with ``on_progress(callback)``: ``callback(desc, done, total)`` is called on every step.
+Plugins wrap their long loops in ``track(iterable, "what", total=n)`` (or use ``Progress``),
+and that is all.  The bar is tqdm's ``auto`` front end: a text bar on stderr, or a widget in a
+Jupyter kernel where ipywidgets is installed (a text bar in the cell's output where it is not).
+It is drawn only when stderr is a terminal or the code runs in a Jupyter kernel, and progress
+is not silenced (``quiet()`` or ``interp run --quiet``).  Programs follow progress with
+``on_progress(callback)``: ``callback(desc, done, total)`` is called on every step, bar or not.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import sys
-import time
+import warnings
 from typing import Callable, Iterable, Iterator, TypeVar
 
 from .terminal import visible
@@ -45,46 +48,49 @@ def on_progress(callback: Callback) -> Iterator[None]:
         _callbacks.reset(token)
 
 
+def in_notebook() -> bool:
+    """Whether this code runs in a Jupyter kernel (JupyterLab, Notebook, VS Code, Colab): the
+    test tqdm's ``auto`` front end makes too."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
 def _bar_enabled() -> bool:
     stream = sys.stderr
-    return not _quiet.get() and hasattr(stream, "isatty") and stream.isatty()
+    terminal = hasattr(stream, "isatty") and stream.isatty()
+    return not _quiet.get() and (terminal or in_notebook())
+
+
+def _new_bar(desc: str, total: int | None):
+    """A tqdm bar from the ``auto`` front end on the current stderr; its description, which
+    may quote the data, with every control character visible (``interp.terminal.visible``)."""
+    with warnings.catch_warnings():  # "IProgress not found": tqdm then draws text, which is fine
+        warnings.simplefilter("ignore")
+        from tqdm.auto import tqdm
+    return tqdm(total=total, desc=visible(desc, one_line=True), file=sys.stderr, mininterval=0.1, leave=True)
 
 
 class Progress:
-    """One unit of long work: ``update(n)`` after each step, ``close()`` at the end."""
+    """One unit of long work: ``update(n)`` after each step, ``close()`` at the end (or use it as
+    a context manager)."""
 
     def __init__(self, desc: str, total: int | None = None) -> None:
         self.desc, self.total, self.done = desc, total, 0
-        self._bar = _bar_enabled()
-        self._last_draw = 0.0
         self._callbacks = _callbacks.get()
+        self._bar = _new_bar(desc, total) if _bar_enabled() else None
 
     def update(self, n: int = 1) -> None:
         self.done += n
         for callback in self._callbacks:
             callback(self.desc, self.done, self.total)
-        if self._bar:
-            now = time.monotonic()
-            if now - self._last_draw > 0.1 or self.done == self.total:
-                self._last_draw = now
-                self._draw()
-
-    def _draw(self) -> None:
-        desc = visible(self.desc, one_line=True)  # a description may quote the data
-        if self.total:
-            filled = int(30 * min(self.done, self.total) / self.total)
-            bar = "#" * filled + "-" * (30 - filled)
-            text = f"\r{desc} [{bar}] {self.done}/{self.total}"
-        else:
-            text = f"\r{desc} {self.done}"
-        sys.stderr.write(text)
-        sys.stderr.flush()
+        if self._bar is not None:
+            self._bar.update(n)
 
     def close(self) -> None:
-        if self._bar:
-            self._draw()
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
     def __enter__(self) -> "Progress":
         return self

@@ -319,6 +319,17 @@ class Explanation:
             lines += ["", self.text.rstrip()]
         return visible("\n".join(lines))
 
+    def _repr_html_(self) -> str:
+        """The notebook display: the report's section for this explanation
+        (``interp.report.explanation_html``: static HTML, plots inline)."""
+        from .report import explanation_html
+
+        return explanation_html(self)
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        """IPython's text display: the summary ``interp run`` prints."""
+        printer.text(self.summary())
+
     def save(self, path: str | Path) -> Path:
         path = Path(path)
         path.write_text(self.to_json() + "\n", encoding="utf-8")

@@ -5,7 +5,8 @@ their closed-form proximal operators, a proximal-gradient solver, scikit-learn e
 grid-search CV, score cards and the honest rounded baseline.
 
 The rooms: ``plugin`` (the hooks and the ``facets`` method's declaration), ``method`` (what
-``interp run --method facets`` runs), ``render`` and ``plots`` (what a person reads and sees);
+``interp run --method facets`` runs), ``render`` and ``plots`` (what a person reads and sees),
+``export`` (a fitted card as tables, standalone Python and SQL);
 the estimators (``estimators``, ``cv``) over the optimiser, laid out as skglm's: ``datafits``
 (one class per loss), ``penalties`` (one ``interp.Penalty`` subclass per penalty), ``problem``
 (the objective and the problem a solver loop works on), ``first_order`` and ``newton`` (the
@@ -18,10 +19,12 @@ from interp.lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".cv": ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning"],
     ".estimators": ["FacetsClassifier", "FacetsRegressor", "integrity"],
+    ".export": ["predict_score", "card_frame", "risk_frame", "to_python", "to_sql"],
     ".features": ["CardBinarizer", "CardFeatures", "card_features"],
     ".path": ["fit_path"],
     ".penalties": ["facets_value", "prox_facets", "prox_scaled", "prox_scf", "scf_value"],
     ".plots": ["plot_cv", "plot_heatmaps", "plot_path", "plot_risk"],
+    ".render": ["card_display"],
     ".problem": ["Objective"],
     ".risk": ["RiskTable"],
     ".scorecard": ["ScoreCard", "rounded_baseline", "score_card"],

@@ -16,6 +16,7 @@ from interp import InputError, progress
 
 from interp.blas import single_threaded_blas
 from .estimators import FacetsClassifier, FacetsRegressor, binary_target
+from .export import CardExports
 from .path import fit_path
 from .penalties import L2
 from .problem import Objective, null_threshold
@@ -186,6 +187,9 @@ class _FacetsCVBase(BaseEstimator):
 
     _loss = "squared"
     _estimator_class = FacetsRegressor
+    # the defaults, for a model pickled before these parameters existed
+    max_features = monotone = point_bounds = groups = pool = None
+    pool_tol = 0.05
 
     def __init__(self, gammas=None, betas=None, cv=5, *, gamma_range=None, beta_decades=5.0,
                  penalty="scf", eps=0.01, penalty_params=None, solver="newton", tol=1e-4,
@@ -422,7 +426,7 @@ class _FacetsCVBase(BaseEstimator):
         """``est`` becomes ``best_estimator_``, its card this search's."""
         self.best_estimator_ = est
         for name in ("coef_", "intercept_", "points_", "integrity_", "integrity_nonzero_", "gamma_",
-                     "scale_", "penalty_", "penalty_params_"):
+                     "scale_", "penalty_", "penalty_params_", "data_min_", "data_max_"):
             setattr(self, name, getattr(est, name))
 
     def _fit_cv(self, X, y_num, y_orig, limits: RowLimits, space: CardSpace):
@@ -524,7 +528,7 @@ def _search_results(found: GridSearch, gammas, betas) -> dict:
     }
 
 
-class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
+class FacetsClassifierCV(CardExports, ClassifierMixin, _FacetsCVBase):
     """FacetsClassifier with (beta = lam / gamma^2, gamma) chosen by K-fold CV accuracy.
 
     For each fold and each gamma, one warm-started path runs from the strongest beta (null model)
@@ -595,7 +599,7 @@ class FacetsClassifierCV(ClassifierMixin, _FacetsCVBase):
         return tags
 
 
-class FacetsRegressorCV(RegressorMixin, _FacetsCVBase):
+class FacetsRegressorCV(CardExports, RegressorMixin, _FacetsCVBase):
     """FacetsRegressor with (beta, gamma) chosen by K-fold CV R^2 (see FacetsClassifierCV)."""
 
     _loss = "squared"

@@ -15,6 +15,7 @@ from interp import InputError
 from interp.preprocessing import BinaryLabels, binary_labels
 
 from interp.blas import single_threaded_blas
+from .export import CardExports
 from .problem import Objective, SolveResult
 from .refit import refit_scale, usable
 from .search import Card, local_search
@@ -57,6 +58,8 @@ class _FacetsBase(BaseEstimator):
     """
 
     _loss = "squared"
+    # the defaults, for a model pickled before these parameters existed
+    max_features = monotone = point_bounds = groups = None
 
     def __init__(self, lam=0.01, gamma=1.0, *, penalty="scf", eps=0.01, penalty_params=None,
                  solver="newton", tol=1e-4, max_iter=2000, fit_intercept=True, refit_scale=True,
@@ -132,6 +135,7 @@ class _FacetsBase(BaseEstimator):
 
     def _store(self, X, y_num, res: SolveResult, objective: Objective, lam: float, snap_tol: float) -> None:
         U, gap = snap_to_grid(X, y_num, res.u, res.intercept, objective, lam, snap_tol)
+        self.data_min_, self.data_max_ = X.min(axis=0), X.max(axis=0)  # the totals a card can give
         u = U[0]
         off = ~on_grid(res.u)
         self.n_snapped_ = int(off.sum()) if off.any() and np.isfinite(gap[0]) else 0
@@ -170,8 +174,11 @@ class _FacetsBase(BaseEstimator):
         return self.integrity_ == 1.0
 
 
-class FacetsRegressor(RegressorMixin, _FacetsBase):
+class FacetsRegressor(CardExports, RegressorMixin, _FacetsBase):
     """Least squares with a Facets-type penalty: ``sum (y - X w - b)^2 / (2 n) + lam Omega(w / gamma)``.
+
+    The card's exports (``predict_score``, ``card_frame``, ``risk_frame``, ``to_python``,
+    ``to_sql``) and its notebook display come from `.export.CardExports`.
 
     Parameters
     ----------
@@ -259,6 +266,8 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         The penalty resolved from the registry at fit time, and its hyperparameters: the
         fitted model never looks it up again, so it works, pickled, where the plugin that
         registered it is not loaded.
+    data_min_, data_max_ : ndarray
+        Each column's training range: the totals the card can give.
     """
 
     _loss = "squared"
@@ -284,7 +293,7 @@ class FacetsRegressor(RegressorMixin, _FacetsBase):
         return X @ self.coef_ + self.intercept_
 
 
-class FacetsClassifier(ClassifierMixin, _FacetsBase):
+class FacetsClassifier(CardExports, ClassifierMixin, _FacetsBase):
     """Binary logistic regression with a Facets-type penalty.
 
     Minimises ``mean log(1 + exp(-y (X w + b))) + lam Omega(w / gamma)`` with ``y`` in {-1, +1}

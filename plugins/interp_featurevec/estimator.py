@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import Embedding, get_registry
 from interp.data import columns_for_model
+from interp.display import ExplainedEstimator
 from interp.resources import check_sizes
 from interp.errors import InputError
 from interp.preprocessing import infer_task
@@ -57,7 +58,7 @@ def check_fit_memory(n_paths: int, n_boot: int = 0, *, depth: int = 3, n_feature
                 advice or {"n_paths": "lower n_paths or max_depth", "n_boot": "fewer replicates"})
 
 
-class FeatureVectors(BaseEstimator):
+class FeatureVectors(ExplainedEstimator, BaseEstimator):
     """Feature Vectors: 2-D feature embeddings from the co-occurrence of features on tree paths.
 
     Parameters
@@ -121,6 +122,8 @@ class FeatureVectors(BaseEstimator):
         Depth used for training (None when ``estimator`` was given).
     task_ : str
     """
+
+    embedding_params = None  # the default, for a model pickled before the parameter existed
 
     def __init__(self, n_paths=100_000, window=3, max_depth=3, task="auto", estimator=None,
                  max_samples="auto", random_state=None, n_jobs=None, embedding="svd", embedding_params=None):
@@ -340,6 +343,18 @@ class FeatureVectors(BaseEstimator):
         reps = getattr(self, "bootstrap_embeddings_", None) if ellipses else None
         return plot_feature_vectors(self.embedding_, self.feature_names(), ax=ax, top_k=top_k,
                                     bootstrap=reps, explained=self.explained_variance_ratio_)
+
+    def vectors_frame(self):
+        """Every feature's vector as a DataFrame: name, x, y, length, angle (``render.vectors_frame``)."""
+        from .render import vectors_frame
+
+        check_is_fitted(self, "embedding_")
+        return vectors_frame(self)
+
+    def _display(self):
+        from .render import estimator_display
+
+        return estimator_display(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -67,3 +67,27 @@ def payload(est, names) -> dict:
         ang = np.degrees(np.arctan2(spread[:, :, 1], spread[:, :, 0]))
         out["bootstrap_angle_sd"] = {names[i]: float(ang[:, i].std()) for i in range(len(names))}
     return out
+
+
+def vectors_frame(est):
+    """Every feature's vector as a DataFrame, by decreasing length: ``name``, ``x`` and ``y``
+    (the vector), ``length`` (its norm, the importance; the longest is 1) and ``angle`` (degrees,
+    ``atan2(y, x)``)."""
+    import pandas as pd
+
+    names = est.feature_names()
+    order = est.ranking()
+    return pd.DataFrame({"name": [names[i] for i in order], "x": est.embedding_[order, 0],
+                         "y": est.embedding_[order, 1], "length": est.importances_[order],
+                         "angle": est.angles_[order]})
+
+
+def estimator_display(est):
+    """A fitted ``FeatureVectors`` in a notebook (``interp.display``): where the vectors come
+    from, the features ranked by importance, and the map of the vectors."""
+    from interp import Figure
+    from interp.display import Display
+
+    sections = [summary(est), ranking(est, est.feature_names()),
+                Figure("map", title="Feature vectors: length = importance, angle = which features act together")]
+    return Display(f"FeatureVectors of {est.n_features_in_} features", sections, {"map": est.plot()})

@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import InputError
+from interp.display import ExplainedEstimator
 from interp.preprocessing import binarize_unless_binary
 from interp.resources import check_sizes
 
@@ -95,7 +96,7 @@ def uses_approximation(approximate: str, n_rows: int, max_exact_rows: int) -> bo
     return approximate == "always" or (approximate == "auto" and n_rows > max_exact_rows)
 
 
-class PropositionalSVC(ClassifierMixin, BaseEstimator):
+class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
     """Soft-margin SVM with a propositional kernel on binary features.
 
     The approximation (`interp_propositional.nystroem`) maps the rows to
@@ -295,3 +296,15 @@ class PropositionalSVC(ClassifierMixin, BaseEstimator):
             raise InputError("rules are extracted for binary classifiers only")
         return explain_expansion(self.feature_map_.landmarks_, self.landmark_coef_[:, 0], formula, self.normalize,
                                  self.classes_, feature_names=feature_names, top=top, **options)
+
+    def rules_frame(self, top: int = 5, feature_names=None):
+        """The ``top`` rules as a DataFrame: rule, weight, supports (``render.rules_frame``)."""
+        from .render import rules_frame
+
+        check_is_fitted(self, "classes_")
+        return rules_frame(self, top, feature_names)
+
+    def _display(self):
+        from .render import estimator_display
+
+        return estimator_display(self)

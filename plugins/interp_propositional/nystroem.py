@@ -28,7 +28,7 @@ from typing import Mapping
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import linalg
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from interp.blas import single_threaded_blas
@@ -86,7 +86,7 @@ def kernel_blocks(formula: str, operators: Mapping[str, KernelOperator], X: np.n
     return out
 
 
-class PropositionalNystroem(TransformerMixin, BaseEstimator):
+class PropositionalNystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Nystroem feature map of a propositional kernel (binary input), for linear models.
 
     ``n_components`` landmark rows (distinct training rows drawn with ``random_state``) define
@@ -97,7 +97,8 @@ class PropositionalNystroem(TransformerMixin, BaseEstimator):
 
     Attributes: ``formula_`` (printed), ``operators_`` (resolved at fit, kept: a pickled map
     needs no registry), ``landmarks_`` (m, n), ``components_`` (m, k) = U_k diag(lambda_k)^(-1/2),
-    ``eigenvalues_`` (k,).
+    ``eigenvalues_`` (k,).  Its output columns are named ``propositionalnystroem0``, ...
+    (``get_feature_names_out``), so ``set_output(transform="pandas")`` gives a DataFrame.
     """
 
     def __init__(self, formula: str = "a & b", normalize: bool = True, n_components: int = 1000,
@@ -129,6 +130,11 @@ class PropositionalNystroem(TransformerMixin, BaseEstimator):
         self.components_ = (vectors[:, keep] / np.sqrt(self.eigenvalues_)).astype(dtype)
         self.n_features_out_ = len(keep)
         return self
+
+    @property
+    def _n_features_out(self) -> int:
+        """The number of output columns, which ``get_feature_names_out`` names."""
+        return self.n_features_out_
 
     def transform(self, X) -> np.ndarray:
         check_is_fitted(self, "components_")

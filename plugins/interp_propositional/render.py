@@ -96,3 +96,37 @@ def explanation(outcome: RunOutcome) -> Explanation:
         sections=_sections(outcome, rule_rows, candidates, n_var, L),
         estimator=est,
     )
+
+
+def rules_frame(est, top: int = 5, feature_names=None):
+    """The ``top`` rules of a fitted ``PropositionalSVC`` (``explain``) as a DataFrame: ``rule``,
+    ``weight`` and the class it ``supports``; ``frame.attrs["exact"]`` says whether every logical
+    feature was enumerated (else a local search found them)."""
+    import pandas as pd
+
+    found = est.explain(top=top, feature_names=feature_names)
+    frame = pd.DataFrame([(r.rule, r.weight, r.supports) for r in found.rules], columns=["rule", "weight", "supports"])
+    frame.attrs["exact"] = found.exact
+    return frame
+
+
+def estimator_display(est, top: int = 5):
+    """A fitted ``PropositionalSVC`` in a notebook (``interp.display``): its formula, the binary
+    variables and the kernel, the ``top`` rules and the candidate formulas it was chosen among.
+    (The cross-validated AUC is the ``propositional`` method's: a fitted model does not keep
+    held-out rows.)"""
+    from interp.display import Display
+
+    rules = rules_frame(est, top)
+    n_var, L = est.n_variables_, n_leaves(parse(est.formula_, est.operators_))
+    how = "given" if est.selection_ is None else "selected by radius-margin ratio"
+    kernel = "Nystroem approximation: " + est.approximation_.describe() if est.approximation_ is not None else "exact"
+    sections = [Formula(est.formula_, title=f"formula ({how})"),
+                Text(f"features:  {n_var} binary variables, {L} leaves -> {n_var}^{L} = {n_var ** L:.3g} logical "
+                     f"features\nkernel:    {kernel}"),
+                Table(("weight", "rule", "supports"), rules[["weight", "rule", "supports"]].itertuples(index=False),
+                      title=f"top rules ({'exact, all features enumerated' if rules.attrs['exact'] else 'local search'})")]
+    if est.selection_ is not None:
+        sections.append(Table(("ratio", "formula"), [(c["ratio"], c["formula"]) for c in est.selection_.table(5)],
+                              title="candidates (lowest radius-margin ratio first)"))
+    return Display(f"PropositionalSVC on {n_var} binary variables", sections)

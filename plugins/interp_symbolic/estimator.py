@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 from interp import InputError, RidgeFamily
 from interp.blas import single_threaded_blas
+from interp.display import ExplainedEstimator
 from interp.preprocessing import binary_labels
 from interp.resources import check_sizes
 from joblib import Parallel, delayed
@@ -309,7 +310,7 @@ def _select(table, choice, scale) -> int:
     return int(rows[np.argmin(losses[rows])])
 
 
-class _SymbolicPursuit(BaseEstimator):
+class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
     """The pursuit shared by the regressor and the classifier (see the module docstring).
 
     Subclasses validate their target, turn it into a real target on the model's scale and
@@ -665,6 +666,40 @@ class _SymbolicPursuit(BaseEstimator):
 
         check_is_fitted(self, "terms_")
         return lambdify_expression(self)
+
+    # ---------------------------------------------------------------- exports (``export``)
+    def sympy(self, index=None):
+        """The sympy expression of row ``index`` of ``equations_`` (None: the model ``predict``
+        uses) at full precision, as ``predict`` computes it."""
+        from .export import row_expression
+
+        return row_expression(self, index)
+
+    def latex(self, index=None) -> str:
+        """Row ``index``'s formula in LaTeX as ``equations_`` prints it (4 significant digits)."""
+        from .export import row_latex
+
+        return row_latex(self, index)
+
+    def latex_table(self) -> str:
+        """The models by size as a LaTeX tabular, the selected row marked."""
+        from .export import latex_table
+
+        return latex_table(self)
+
+    def to_python(self, index=None) -> str:
+        """The source of a standalone module (numpy, scipy.special where needed, no interp)
+        whose ``predict(X)`` is row ``index``'s model (None: the model ``predict`` uses); a
+        classifier's is the probability of ``classes_[1]``.  A term with no numpy/scipy form
+        is refused, named."""
+        from .export import python_source
+
+        return python_source(self, index)
+
+    def _display(self):
+        from .render import estimator_display
+
+        return estimator_display(self)
 
 
 class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):

@@ -383,3 +383,17 @@ def _strongest_interactions(est, names) -> list[dict]:
     rank[np.argsort(np.array(names, dtype=str), kind="stable")] = np.arange(d)
     best = kept[np.lexsort((-rank[cols], -rank[rows], -flat[kept]))[:k]]
     return [dict(a=names[i], b=names[j], value=float(est.interactions_[i, j])) for i, j in zip(*np.divmod(best, d))]
+
+
+def estimator_display(est):
+    """A fitted symbolic model in a notebook (``interp.display``): the formula ``predict`` uses,
+    the models by size with that row marked, its terms and the feature importances."""
+    from interp.display import Display
+
+    from .expression import feature_symbols
+
+    names = [str(s) for s in feature_symbols(est)]
+    sections = [formula_section(est, "The model predict uses (4 significant digits)"),
+                *([equations_table(est)] if _has_equations(est) else []), terms_table(est),
+                importance_table({n: float(v) for n, v in zip(names, est.feature_importances_)})]
+    return Display(f"{type(est).__name__}: {est.n_terms_} term(s) on {len(names)} features", sections)

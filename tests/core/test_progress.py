@@ -1,4 +1,4 @@
-"""Progress: callbacks always, a bar only on a terminal and never when quiet."""
+"""Progress: callbacks always, a bar only on a terminal or in a notebook and never when quiet."""
 
 import io
 
@@ -21,7 +21,7 @@ def test_bar_on_a_terminal_only(monkeypatch):
     tty = FakeTerminal()
     monkeypatch.setattr("sys.stderr", tty)
     list(progress.track(range(4), "grid"))
-    assert "grid [" in tty.getvalue() and "4/4" in tty.getvalue()
+    assert "grid:" in tty.getvalue() and "4/4" in tty.getvalue()
 
     pipe = io.StringIO()
     monkeypatch.setattr("sys.stderr", pipe)
@@ -38,9 +38,24 @@ def test_quiet_silences_the_bar_but_not_callbacks(monkeypatch):
     assert tty.getvalue() == "" and seen == [("paths", 1, None), ("paths", 2, None)]
 
 
+def test_bar_in_a_notebook_kernel_even_without_a_terminal(monkeypatch):
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stderr", out)
+    monkeypatch.setattr(progress, "in_notebook", lambda: True)
+    list(progress.track(range(3), "paths"))
+    assert "paths:" in out.getvalue() and "3/3" in out.getvalue()
+    with progress.quiet():
+        list(progress.track(range(3), "silent"))
+    assert "silent" not in out.getvalue()
+
+
 def test_a_description_quoting_the_data_is_drawn_visibly(monkeypatch):
     tty = FakeTerminal()
     monkeypatch.setattr("sys.stderr", tty)
     list(progress.track(range(2), "column \x1b]0;title\x07\nnext"))
     drawn = tty.getvalue()
-    assert "column \\x1b]0;title\\x07\\x0anext [" in drawn and "\x1b" not in drawn and "\x07" not in drawn
+    assert "column \\x1b]0;title\\x07\\x0anext:" in drawn and "\x1b" not in drawn and "\x07" not in drawn
+
+
+def test_outside_a_kernel_no_notebook_is_detected():
+    assert progress.in_notebook() is False

@@ -1,0 +1,127 @@
+"""Symbolic exports: any row of the models by size as sympy, LaTeX, a LaTeX table, and Python
+source that runs where interp cannot be imported and gives the model's own numbers."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+import sympy as sp
+
+from interp import InputError, load_dataset
+from interp_symbolic import SymbolicPursuitRegressor
+
+from ..exports_helpers import old_estimator, run_exported
+from .test_pickle import third_party_families  # noqa: F401 - a fixture: a custom family registered
+
+
+def _rows(dataset: str) -> pd.DataFrame:
+    data = load_dataset(dataset)
+    return pd.DataFrame(data.X, columns=list(data.feature_names))
+
+
+def _close(got, want, rtol=1e-10):
+    """Equal to ``rtol`` of the largest value (a prediction near 0 is compared at that scale)."""
+    scale = max(np.max(np.abs(want)), 1e-300)
+    return np.max(np.abs(np.asarray(got) - np.asarray(want))) <= rtol * scale
+
+
+def test_the_exported_regressor_runs_without_interp_and_equals_predict(tmp_path):
+    est = old_estimator("symbolic_diabetes")
+    X = _rows("diabetes")
+    out = run_exported(est.to_python(), X.to_numpy(), ["predict"], tmp_path)
+    assert _close(out["predict"], est.predict(X))
+
+
+def test_the_exported_classifier_gives_the_probability_of_the_positive_class(tmp_path):
+    est = old_estimator("symbolic_breast_cancer")
+    X = _rows("breast-cancer")
+    source = est.to_python()
+    assert "POSITIVE_CLASS = 1.0" in source and "scipy.special" in source
+    out = run_exported(source, X.to_numpy(), ["predict"], tmp_path)
+    assert _close(out["predict"], est.predict_proba(X)[:, 1])
+
+
+def test_every_row_exports_what_its_expression_computes():
+    """Each row's source, run here, against its sympy expression evaluated by mpmath at a few rows
+    (an evaluation independent of the code printer)."""
+    est = old_estimator("symbolic_diabetes")
+    X = _rows("diabetes")
+    sample = X.iloc[::110]
+    symbols = {s.name: s for s in est.sympy().free_symbols}
+    for i in range(len(est.equations_)):
+        namespace: dict = {}
+        exec(compile(est.to_python(i), f"row{i}", "exec"), namespace)  # noqa: S102 - our own export
+        got = namespace["predict"](sample)
+        expr = est.sympy(i)
+        want = [float(expr.xreplace({symbols[c]: sp.Float(float(v)) for c, v in row.items() if c in symbols})
+                      .evalf(30)) for _, row in sample.iterrows()]
+        assert _close(got, want), i
+    assert est.sympy() == est.expression_ and est.sympy(est.selected_) == est.expression_
+
+
+def test_latex_of_any_row_and_the_latex_table():
+    est = old_estimator("symbolic_diabetes")
+    assert est.latex() == est.equations_["latex"].iloc[est.selected_] and est.latex(0).startswith("f(x) = ")
+    assert est.latex(-1) == est.equations_["latex"].iloc[-1]
+    table = est.latex_table()
+    body = [line for line in table.splitlines() if line.endswith(r"\\")][1:]  # the header row first
+    assert table.startswith(r"\begin{tabular}") and table.endswith(r"\end{tabular}")
+    assert len(body) == len(est.equations_)
+    assert [line.startswith(r"$\ast$") for line in body] == [i == est.selected_ for i in range(len(body))]
+
+
+@pytest.mark.parametrize("index", [99, -99, 1.0, True, "best"])
+def test_a_row_that_does_not_exist_is_one_line_of_input_error(index):
+    est = old_estimator("symbolic_diabetes")
+    with pytest.raises(InputError, match="index must be None"):
+        est.to_python(index)
+
+
+def test_a_meijer_g_term_is_refused_with_a_message_naming_it():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(0, 1, (80, 3)), columns=["a", "b", "c"])
+    est = SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=10, simplify=False, families=["meijer_0131"],
+                                   random_state=0).fit(X, np.exp(X.a) + X.b**2)
+    assert est.expression_.has(sp.meijerg)
+    with pytest.raises(InputError, match=r"Meijer G-function G\^\{0,1\}_\{3,1\}\(.*scipy has no Meijer G"):
+        est.to_python()
+
+
+def test_a_custom_family_term_is_refused_with_its_family_named(third_party_families):
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.uniform(0, 1, (60, 2)), columns=["a", "b"])
+    est = SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=10, simplify=False,
+                                   families=["test_quadratic_methods"], random_state=0).fit(X, X.a**2)
+    with pytest.raises(InputError, match="custom ridge family 'test_quadratic_methods'"):
+        est.to_python()
+
+
+def test_a_constant_sympy_folded_beyond_the_doubles_is_written_back_as_an_exponent():
+    """sympy folds exp(-(x + 800)) into 3.7e-348 * exp(-x), which is 0 as a double; the export
+    writes exp(-x - 800) instead and stays the logistic function."""
+    est = copy.deepcopy(old_estimator("symbolic_breast_cancer"))
+    x = next(s for s in est.expression_.free_symbols if s.name == "mean_radius")
+    est.expression_ = 1 / (1 + sp.exp(-(x + sp.Float(800.0))))
+    assert any(float(c) == 0.0 for c in est.expression_.atoms(sp.Float))  # sympy did fold it
+    X = _rows("breast-cancer")
+    X["mean_radius"] = np.linspace(-805, -795, len(X))
+    namespace: dict = {}
+    exec(compile(est.to_python(), "folded", "exec"), namespace)  # noqa: S102 - our own export
+    want = 1 / (1 + np.exp(-(X["mean_radius"].to_numpy() + 800)))
+    assert _close(namespace["predict"](X), want)
+
+
+def test_hostile_feature_names_stay_strings_in_the_exported_source(tmp_path):
+    hostile = ['a"""\nimport os  # ', "b')\nraise SystemExit(3)\n#", "c\x1b[2J"]
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.uniform(0, 1, (60, 3)), columns=hostile)
+    est = SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=10, random_state=0).fit(X, np.exp(X.iloc[:, 0]))
+    source = est.to_python()
+    namespace: dict = {}
+    exec(compile(source, "hostile", "exec"), namespace)  # noqa: S102 - our own export
+    assert namespace["FEATURES"] == tuple(hostile)
+    out = run_exported(source, X.to_numpy(), ["predict"], tmp_path)
+    assert _close(out["predict"], est.predict(X))
