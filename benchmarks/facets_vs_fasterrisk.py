@@ -6,7 +6,7 @@ checkout is a worktree; ``INTERP_BENCH_UCI`` names another folder).  Both method
 folds: ``StratifiedKFold(folds, shuffle=True, random_state=r)`` for r = 0 .. repeats - 1
 (default 5 repetitions of 10 folds, 50 train/test splits per set).  On every split:
 
-* **Facets**: what a user of ``interp run --plugin facets --max-rows k --max-points 5`` gets:
+* **Facets**: what a user of ``interp run --method facets --max-rows k --max-points 5`` gets:
   the card's readable design (``interp_facets.features.card_features``, fitted on the training
   part) and ``FacetsClassifierCV(max_rows=k, max_points=5)``, whose card is chosen by its card
   search on the training part; accuracy and AUC of the card's risk on the test part.
@@ -189,7 +189,7 @@ def peer_results(names, repeats: dict, n_folds: int, cache: Path, refresh: bool)
 
 # --------------------------------------------------------------------------- Facets
 def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int) -> dict:
-    """What ``interp run --plugin facets --max-rows k --max-points 5`` fits, on one split."""
+    """What ``interp run --method facets --max-rows k --max-points 5`` fits, on one split."""
     from interp_facets import FacetsClassifierCV
     from interp_facets.features import card_features
     from threadpoolctl import threadpool_limits
