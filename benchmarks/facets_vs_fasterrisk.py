@@ -19,8 +19,9 @@ Nadeau and Bengio's corrected resampled one, ``sqrt((1/J + n_test/n_train) s^2)`
 J = repeats x folds paired differences (the naive ``s / sqrt(J)`` ignores that the training
 parts overlap and would be about 2.5 times smaller).  It also prints the mean training
 log-loss of both cards (what both searches minimise; a lower loss for FasterRisk means its
-search found a better card than ours, in its own columns), and the cards of both on the first
-split of every set where Facets trails.
+search found a better card than ours, in its own columns), and, for every set and k where
+Facets trails, how often its training loss is the lower and both cards on the split where
+FasterRisk's training loss beats Facets' by the most (else the first split).
 
 Where FasterRisk is too slow for every repetition in the time at hand (adult: minutes per fit),
 ``--set-repeats adult=1`` runs a set with fewer repetitions, both methods on the same splits;
