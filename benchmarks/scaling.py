@@ -2,7 +2,7 @@
 
 For each method and each size, the script writes a CSV of a fixed synthetic design (30 standard
 normal features; y ~ Bernoulli(sigmoid(x0 - 2 x1 + x2 x3 + 0.5 sin(3 x4))), seed 0), runs
-``interp run --plugin NAME --data FILE --target y --quiet`` as a child process exactly as a user
+``interp run --method NAME --data FILE --target y --quiet`` as a child process exactly as a user
 would, and reads the child's wall time and peak resident memory from the operating system
 (``os.wait4``).  It prints one row per (method, size) and, per method, the slope of log(time)
 against log(rows) between the sizes that finished: 1 means linear in rows.
@@ -97,7 +97,7 @@ def main() -> None:
             done_sizes, done_times = [], []
             for n in opts.sizes:
                 wall, peak, code, last = run_child(
-                    ["run", "--plugin", method, "--data", str(files[n]), "--target", "y", "--quiet"], opts.timeout)
+                    ["run", "--method", method, "--data", str(files[n]), "--target", "y", "--quiet"], opts.timeout)
                 result = "ok" if code == 0 else f"exit {code}: {last}"
                 print(f"{method:<14}{n:>10,}{wall:>10.1f}{peak:>10.0f}  {result}", flush=True)
                 if code == 0:
@@ -106,7 +106,7 @@ def main() -> None:
             print(f"{method:<14}{'slope':>10}{slope(done_sizes, done_times):>10.2f}\n", flush=True)
         if opts.wide:
             wide = write_design(folder / "wide.csv", 1_000, n_features=5_000)
-            wall, peak, code, last = run_child(["run", "--plugin", "featurevec", "--data", str(wide),
+            wall, peak, code, last = run_child(["run", "--method", "featurevec", "--data", str(wide),
                                                 "--target", "y", "--quiet"], opts.timeout)
             print(f"{'featurevec':<14}{'1,000 x 5,000':>10}{wall:>10.1f}{peak:>10.0f}  "
                   f"{'ok' if code == 0 else f'exit {code}: {last}'}")

@@ -81,7 +81,8 @@ def test_symbolic_shows_the_formula_and_the_models_by_size_with_hostile_names():
     page, plain = _shown(est)
     _assert_clean(page, plain)
     assert 'class="formula"' in page and "Models by size" in page and "f(x) = " in plain
-    assert "&lt;script&gt;" in page  # the name is shown, as text
+    assert "<mi>&lt;script&gt;alert(1)&lt;/script&gt;</mi>" in page  # the formula, its names as text
+    assert "may read the strictly positive columns: <script>" in plain  # ... and the monomials' note
 
 
 def test_symbolic_display_of_a_model_saved_by_an_older_run():

@@ -99,9 +99,13 @@ def _with_plugin_warnings(call: Callable[[], Any], echo: bool = True) -> Any:
 @contextlib.contextmanager
 def _visible_errors() -> Iterator[None]:
     """click's own error messages (a bad option value, an unknown option) quote what the user
-    typed: made one visible line before click prints them."""
+    typed: made one visible line before click prints them.  A usage error is that line and
+    where to read the usage, instead of click's usage block above it."""
     try:
         yield
+    except click.UsageError as err:
+        where = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
+        raise _Exit2(err.format_message() + where) from None
     except click.ClickException as err:
         err.message = visible(err.message, one_line=True)
         raise

@@ -5,7 +5,9 @@ TeX), so a feature name or a class label from the user's data would be parsed: a
 command such as ``\\foo`` stops the drawing with a ValueError.  User text in a plot is never
 parsed.  ``literal(fig)`` makes every text of a figure literal but the tick labels matplotlib
 formats from numbers (a log axis writes 10^k as mathtext); tick labels that are names (a bar
-chart's categories, labels set by hand) are literal too.
+chart's categories, labels set by hand) are literal too.  A control character in user text
+(which no font can draw) is shown as its visible escape, as on a terminal
+(``interp.terminal.visible``).
 
 It holds by construction in two places.  Every plugin's ``plots.py`` makes its figures with
 ``figure()``: a ``LiteralFigure`` applies ``literal`` whenever it lays out, measures or draws
@@ -26,6 +28,8 @@ import matplotlib
 from matplotlib import category, ticker
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+
+from .terminal import visible
 
 __all__ = ["LITERAL_TEXT", "LiteralFigure", "figure", "literal", "literal_text", "save_png"]
 
@@ -57,9 +61,30 @@ def _number_labels(fig: Figure) -> set[int]:
     return ids
 
 
+def _visible_names(formatter: ticker.Formatter) -> ticker.FuncFormatter:
+    """A name formatter whose labels are ``formatter``'s with control characters visible."""
+    wrapped = ticker.FuncFormatter(lambda x, pos=None: visible(formatter(x, pos)))
+    wrapped.interp_visible = True
+    return wrapped
+
+
+def _show_names_visibly(axis) -> None:
+    """Wrap ``axis``'s name formatters (categories, labels set by hand) in ``_visible_names``:
+    their labels are made again at every draw, so the text of a label cannot be fixed once."""
+    for get, set_ in ((axis.get_major_formatter, axis.set_major_formatter),
+                      (axis.get_minor_formatter, axis.set_minor_formatter)):
+        formatter = get()
+        if isinstance(formatter, _NAME_FORMATTERS) and not getattr(formatter, "interp_visible", False):
+            set_(_visible_names(formatter))
+
+
 def literal(fig: Figure) -> Figure:
-    """Make every text in ``fig`` literal (no mathtext, no TeX), but the tick labels matplotlib
-    formats from numbers, which keep their mathtext; returns ``fig``."""
+    """Make every text in ``fig`` literal (no mathtext, no TeX, control characters as visible
+    escapes), but the tick labels matplotlib formats from numbers, which keep their mathtext;
+    returns ``fig``."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            _show_names_visibly(axis)
     numbers = _number_labels(fig)
     for text in fig.findobj(Text):
         if id(text) in numbers:
@@ -67,6 +92,9 @@ def literal(fig: Figure) -> Figure:
         else:
             text.set_parse_math(False)
             text.set_usetex(False)
+            shown = visible(text.get_text())
+            if shown != text.get_text():
+                text.set_text(shown)
     return fig
 
 

@@ -15,6 +15,7 @@ time limit, in the main thread only; kept only when it is real and matches the n
 from __future__ import annotations
 
 import logging
+import math
 import signal
 import threading
 from contextlib import contextmanager
@@ -152,27 +153,43 @@ class TermForm:
 
 
 def direction(tm, data_min, data_range) -> tuple[np.ndarray, float]:
-    """(c, c_0) with a term's linear argument slope . x' + shift = c . x + c_0 on the unscaled
-    rows x (x' = (x - data_min) / data_range).  A constant that is the cancellation of the
-    shift and c . data_min to 1e-12 of their size (``tidy`` set it to 0) is 0."""
-    c = tm.slope() / data_range
-    moved = float(c @ data_min)
-    c0 = tm.shift - moved
-    return c, 0.0 if abs(c0) <= 1e-12 * (abs(tm.shift) + abs(moved)) else c0
+    """The printed numbers of a term's argument (its projection kind's ``printed``): (c, c_0)
+    with slope . x' + shift = c . x + c_0 on the unscaled rows x (x' = (x - data_min) /
+    data_range) for a linear term, the exponents and the logarithm of the constant for a
+    monomial one.  A constant that is only the rounding of the shift and what the scaling
+    moved cancelling (``tidy`` set it to 0) is 0."""
+    return tm.projection.printed(tm.slope(), tm.shift, data_min, data_range)
+
+
+def _numeric_symbols(kind, xs):
+    """The feature symbols as a projection ``kind`` reads them: a monomial reads each of its
+    columns floored at its training minimum (``MonomialProjection.features``)."""
+    if kind.name != "monomial":
+        return xs
+    floors = np.exp(kind.log_min)
+    return [sp.Max(sp.Float(float(f)), x, evaluate=False) if p else x for f, x, p in zip(floors, xs, kind.positive)]
 
 
 def _clipped_argument(tm, xs, c, c0):
-    """The term's ridge argument u = c . x + c0 in the feature symbols, clipped to its range."""
-    lin = sp.Add(sp.Float(c0), *[sp.Float(float(cj)) * x for cj, x in zip(c, xs)])
-    lo, hi = tm.u_range if tm.u_range is not None else (U_FLOOR, None)
+    """The term's ridge argument u (``c . x + c0``, or the monomial) in the feature symbols,
+    clipped to its range."""
+    lin = tm.projection.sympy_argument(c, c0, _numeric_symbols(tm.projection, xs))
+    lo, hi = tm.u_range if tm.u_range is not None else (tm.projection.floor(), None)
     # unevaluated: the bounds are numbers and lin is not, so evaluating only asks sympy's
     # assumptions whether lin can exceed them, which they cannot tell (and which costs the most)
     floored = sp.Max(sp.Float(lo), lin, evaluate=False)
     return floored if hi is None else sp.Min(sp.Float(hi), floored, evaluate=False)
 
 
+def _numeric_prefactor(tm, xs):
+    """The term's prefactor in the feature symbols as the term evaluates it (1 without one)."""
+    if tm.prefactor is None:
+        return sp.Integer(1)
+    return tm.prefactor.sympy(_numeric_symbols(tm.prefactor.kind, xs))
+
+
 def _u_range(tm) -> tuple[float, float]:
-    return tm.u_range if tm.u_range is not None else (U_FLOOR, 1.0)
+    return tm.u_range if tm.u_range is not None else (max(tm.projection.floor(), U_FLOOR), 1.0)
 
 
 def _equals_value(g, tm, modules) -> bool:
@@ -244,7 +261,7 @@ def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False)
         u = _clipped_argument(tm, xs, *direction(tm, data_min, data_range))
         forms.append(form.shape)
         closed.append(form.closed)
-        expr = expr + sp.Float(tm.weight) * form.numeric.xreplace({U: u})
+        expr = expr + sp.Float(tm.weight) * _numeric_prefactor(tm, xs) * form.numeric.xreplace({U: u})
     decision = expr
     if logit:
         expr = 1 / (1 + sp.exp(-expr))
@@ -253,15 +270,61 @@ def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False)
 
 @dataclass(frozen=True)
 class ReadableTerm:
-    """One term as printed: ``weight * shape(u)`` with u = ``coefficients`` . x + ``offset`` in
-    the feature units, for u in ``domain``; a scale c of u that ``shape`` only ever used as c*u
-    is folded into u (its coefficients and domain), so exp(-2*u) reads exp(-u)."""
+    """One term as printed: ``weight * P(x) * shape(u)`` (P: the ``prefactor``, or 1) with u = ``coefficients`` . x + ``offset`` in
+    the feature units (a linear ``projection``), or u = exp(``offset``) * prod x**``coefficients``
+    (a monomial one), for u in ``domain``.  What ``shape`` only ever used as c*u, or as u**p
+    on a monomial, is folded into u (``Fold``), so exp(-2*u) reads exp(-u) and u**2 of
+    q/r reads u with u = q**2/r**2."""
 
     weight: float
     shape: sp.Expr
     coefficients: np.ndarray
     offset: float
     domain: tuple[float, float]
+    projection: object = None
+    fold: Fold | None = None  # how the printed u is made of the term's own (None: as fitted)
+    prefactor: object = None  # the term's ``projections.Prefactor``, when it has one
+
+    def factor(self, xs):
+        """The prefactor in the feature symbols ``xs`` (small rational exponents as such; 1
+        without one)."""
+        return sp.Integer(1) if self.prefactor is None else self.prefactor.sympy(xs, exact=True)
+
+    @property
+    def monomial(self) -> bool:
+        return getattr(self.projection, "name", "linear") == "monomial"
+
+    def argument(self, xs, exact=True):
+        """u in the feature symbols ``xs``, unclipped (``exact``: a monomial's exponents that are
+        small rationals printed as such)."""
+        from .projections import LINEAR
+
+        return (self.projection or LINEAR).sympy_argument(self.coefficients, self.offset, xs, exact=exact)
+
+
+@dataclass(frozen=True)
+class Fold:
+    """What the printer folds into a term's argument: the printed u is ``scale * u**power``
+    (``power`` != 1 only for a monomial, whose exponents take it)."""
+
+    scale: float = 1.0
+    power: float = 1.0
+
+    def numbers(self, kind, c, c0) -> tuple[np.ndarray, float]:
+        """The printed argument's numbers from the term's own (``direction``)."""
+        if kind.name == "monomial":
+            return self.power * np.asarray(c), self.power * c0 + math.log(self.scale)
+        return self.scale * np.asarray(c), self.scale * c0
+
+    def unfolded(self, kind, c, c0) -> tuple[np.ndarray, float]:
+        """The term's own numbers from printed ones: the inverse of ``numbers``."""
+        if kind.name == "monomial":
+            return np.asarray(c) / self.power, (c0 - math.log(self.scale)) / self.power
+        return np.asarray(c) / self.scale, c0 / self.scale
+
+    def domain(self, lo: float, hi: float) -> tuple[float, float]:
+        ends = sorted((self.scale * lo**self.power, self.scale * hi**self.power))
+        return ends[0], ends[1]
 
 
 def _argument_scale(shape) -> float | None:
@@ -274,10 +337,10 @@ def _argument_scale(shape) -> float | None:
     return scales.pop()
 
 
-def _folded(tm, shape) -> tuple[sp.Expr, float]:
-    """``shape`` with its argument's scale folded into u, and that scale (1: nothing folded).
-    A Slater sum of a Meijer term with r = 1 holds z^b_h = (s u)^b_h, which sympy splits, so
-    it is rebuilt in u' = s u instead."""
+def _folded(tm, shape) -> tuple[sp.Expr, Fold]:
+    """``shape`` with its argument's scale (or, for a monomial term, its power u**p) folded into
+    u, and the ``Fold``.  A Slater sum of a Meijer term with r = 1 holds z^b_h = (s u)^b_h, which
+    sympy splits, so it is rebuilt in u' = s u instead."""
     if tm.orders is not None:
         a_s, b_s, s, r = tm.ridge.split(tm.theta)
         s, r = float(s), float(r)
@@ -285,18 +348,20 @@ def _folded(tm, shape) -> tuple[sp.Expr, float]:
             lo, hi = _u_range(tm)
             form = hypergeometric_form(a_s, b_s, max(s * lo, 1e-300), max(s * hi, s * lo, 1e-300))
             if shape == form.xreplace({HYPER_Z: sp.Float(s) * U}):
-                return form.xreplace({HYPER_Z: U}), s
+                return form.xreplace({HYPER_Z: U}), Fold(scale=s)
+    if tm.projection.name == "monomial" and shape.is_Pow and shape.base == U and shape.exp.is_Number:
+        return U, Fold(power=float(shape.exp))
     scale = _argument_scale(shape)
     if scale is None:
-        return shape, 1.0
+        return shape, Fold()
     replace = {n: sp.sign(n.args[0]) * U for n in sp.preorder_traversal(shape)
                if n.is_Mul and len(n.args) == 2 and U in n.args}
-    return shape.xreplace(replace), scale
+    return shape.xreplace(replace), Fold(scale=scale)
 
 
-def printed_scale(tm) -> float | None:
-    """The factor the printer folds into a closed-form term's argument (``_folded``: w of
-    exp(w u); 1 when none), or None for a term that does not print as a closed form of its own
+def printed_fold(tm) -> Fold | None:
+    """What the printer folds into a closed-form term's argument (``_folded``: w of exp(w u), p
+    of a monomial's u**p), or None for a term that does not print as a closed form of its own
     (a Meijer G or a custom family without a matching ``expression``)."""
     from .closed_forms import ClosedForm
 
@@ -312,10 +377,10 @@ def readable_terms(est) -> tuple[ReadableTerm, ...]:
     out = []
     for tm in est.terms_:
         shape = tm.closed_form if tm.closed_form is not None else term_form(tm).shape
-        shape, scale = _folded(tm, shape)
-        c, c0 = direction(tm, est.data_min_, est.data_range_)
-        lo, hi = _u_range(tm)
-        out.append(ReadableTerm(tm.weight, shape, scale * c, scale * c0, (scale * lo, scale * hi)))
+        shape, fold = _folded(tm, shape)
+        coefficients, offset = fold.numbers(tm.projection, *direction(tm, est.data_min_, est.data_range_))
+        out.append(ReadableTerm(tm.weight, shape, coefficients, offset, fold.domain(*_u_range(tm)), tm.projection,
+                                fold, tm.prefactor))
     return tuple(out)
 
 

@@ -24,7 +24,9 @@ trailing zeros, and the sum they are given in the order of its terms.
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -243,8 +245,27 @@ class TextPrinter(_GivenOrder, StrPrinter):
         return f"{orders}({f'{an}; {ao}'.strip()} | {f'{bm}; {bo}'.strip()} | {self._print(expr.argument)})"
 
 
+# a symbol sympy's LaTeX printer may write its own way (greek letters, x_1 as a subscript): letters
+# and digits, with at most one underscore between two such parts; any other name is set as text
+PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)?")
+LATEX_TEXT_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+                      "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+
+
+def latex_text(name: str) -> str:
+    """``name`` as LaTeX text, ``\\text{...}``, every character LaTeX treats specially escaped."""
+    return r"\text{" + "".join(LATEX_TEXT_ESCAPES.get(ch, ch) for ch in name) + "}"
+
+
 class LatexPrinter(_GivenOrder, _SympyLatex):
-    """sympy's LaTeX, with pFq written {}_pF_q(a; b; z)."""
+    """sympy's LaTeX, with pFq written {}_pF_q(a; b; z), and a feature name that is not a plain
+    identifier (``PLAIN_NAME``) set as escaped text: a column named ``a%b`` or ``x & y`` would
+    otherwise end the formula's line or break its alignment."""
+
+    def _print_Symbol(self, expr, style="plain"):
+        if PLAIN_NAME.fullmatch(expr.name):
+            return super()._print_Symbol(expr, style=style)
+        return latex_text(expr.name)
 
     def _print_Float(self, expr):
         mantissa, times, power = super()._print_Float(expr).partition(r" \cdot ")
@@ -256,8 +277,19 @@ class LatexPrinter(_GivenOrder, _SympyLatex):
         return rf"\left({out}\right)^{{{exp}}}" if exp is not None else out
 
 
+#: a symbol name sympy's MathML may read as a name with sub- and superscripts (``u1``, ``x_2``)
+_PLAIN_NAME = re.compile(r"\w+")
+
+
 class MathMLPrinter(_GivenOrder, MathMLPresentationPrinter):
-    """sympy's presentation MathML, with pFq and G in their usual notation."""
+    """sympy's presentation MathML, with pFq and G in their usual notation, and a variable
+    whose name is not made of letters, digits and underscores (a column name from the data)
+    shown as written, escaped: sympy writes a name's text unescaped."""
+
+    def _print_Symbol(self, sym, style="plain"):
+        if _PLAIN_NAME.fullmatch(sym.name):
+            return super()._print_Symbol(sym, style)
+        return self._element("mi", text=html.escape(sym.name, quote=False))
 
     def _print_Float(self, expr):
         mn = super()._print_Float(expr)

@@ -21,8 +21,8 @@ from interp.preprocessing import infer_task
 from interp.resources import ResourceError
 
 from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox
-from .estimator import (SymbolicPursuitClassifier, SymbolicPursuitRegressor, _resolve_families, _sigmoid,
-                        check_fit_memory)
+from .estimator import (SymbolicPursuitClassifier, SymbolicPursuitRegressor, _sigmoid, check_fit_memory,
+                        starts_per_step)
 from .render import explanation
 
 MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
@@ -149,7 +149,7 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
     options = dict(max_terms=max_terms, random_state=random_state, n_jobs=n_jobs, **estimator_options)
     if isinstance(options.get("model_selection"), str) and options["model_selection"].strip().isdigit():
         options["model_selection"] = int(options["model_selection"])
-    n_starts = len(_resolve_families(options.get("families"))) * int(options.get("n_restarts", 3))
+    n_starts = starts_per_step(options.get("families"), options.get("n_restarts", 3), options.get("monomials", True))
     check_fit_memory(len(split.fit), len(inputs.names), n_starts,
                      what=f"symbolic on {len(split.fit):,} fitted rows x {len(inputs.names):,} features",
                      advice={"n_rows": "lower --max-fit-rows", "n_features": "drop columns",

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .families import U_FLOOR
 from .terms import Term
 
 
@@ -29,7 +28,7 @@ class Model:
         """How many features the model reads: those with a non-zero coefficient in some term."""
         if not self.terms:
             return 0
-        return int(np.count_nonzero(np.any([tm.v != 0 for tm in self.terms], axis=0)))
+        return int(np.count_nonzero(np.any([tm.reads for tm in self.terms], axis=0)))
 
 
 @dataclass(frozen=True)
@@ -41,9 +40,9 @@ class Rows:
 
 
 def design(terms, Xs) -> np.ndarray:
-    """The terms' values g_k(u_k) on the scaled rows, one column per term, u clipped to each
-    term's ``u_range`` when it is set, as ``predict`` does."""
-    cols = [tm.ridge.value(tm.theta, tm.argument(Xs)[0]) for tm in terms]
+    """The terms' values g_k(u_k) (times their prefactors) on the scaled rows, one column per
+    term, u clipped to each term's ``u_range`` when it is set, as ``predict`` does."""
+    cols = [tm.values(Xs) for tm in terms]
     return np.column_stack(cols) if cols else np.zeros((Xs.shape[0], 0))
 
 
@@ -93,6 +92,6 @@ def mse(model: Model, G, t) -> float:
 def measure_ranges(terms, Xs) -> None:
     """Set each term's ``u_range`` to the range of its argument on the rows ``Xs``."""
     for tm in terms:
-        lin = tm.linear(Xs)
-        lo = max(U_FLOOR, float(lin.min()))
-        tm.u_range = (lo, max(lo, float(lin.max())))
+        u = tm.unclipped(Xs)
+        lo = float(u.min())
+        tm.u_range = (lo, max(lo, float(u.max())))

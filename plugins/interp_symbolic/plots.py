@@ -68,40 +68,53 @@ def plot_shapes(est, X) -> Figure:
     axes = fig.subplots(len(est.terms_), 2, squeeze=False, gridspec_kw={"width_ratios": [1.4, 1]})
     scale = "logit" if est._logit_link else "f(x)"
     for k, (tm, shown, (ax, bx)) in enumerate(zip(est.terms_, readable_terms(est), axes), start=1):
-        _draw_shape(ax, tm, shown, Xs, k)
-        ax.set_ylabel(f"contribution to {scale}")
+        _draw_shape(ax, tm, shown, Xs, k, feature_symbols(est))
+        ax.set_ylabel(f"contribution to {scale}" if shown.prefactor is None else
+                      f"contribution to {scale} / {shown.factor(feature_symbols(est))}")
         _bars(bx, dict(zip(names, shown.coefficients)), TOP_WEIGHTS, gid="direction")
         top = f", top {TOP_WEIGHTS} of {len(names)}" if len(names) > TOP_WEIGHTS else ""
-        bx.set_title(f"u{k}: coefficients (constant {shown.offset:.4g}{top})", fontsize=10)
-        bx.set_xlabel("per unit of the feature")
+        if shown.monomial:
+            bx.set_title(f"u{k}: exponents (constant {np.exp(shown.offset):.4g}{top})", fontsize=10)
+            bx.set_xlabel("power of the feature")
+        else:
+            bx.set_title(f"u{k}: coefficients (constant {shown.offset:.4g}{top})", fontsize=10)
+            bx.set_xlabel("per unit of the feature")
     fig.tight_layout()
     return fig
 
 
-def _draw_shape(ax, tm, shown, Xs, k: int) -> None:
-    """weight * g over the term's domain, and the rug of the rows' arguments, both in the
-    printed u_k (the term's internal argument times the folded scale)."""
+def _draw_shape(ax, tm, shown, Xs, k: int, xs) -> None:
+    """weight * g over the term's domain (without its prefactor, which the title shows), and the
+    rug of the rows' arguments, both in the printed u_k (the term's internal argument times the
+    folded scale); ``xs``: the feature symbols."""
+    from .expression import Fold
+
     lo, hi = tm.u_range
-    folded = shown.domain[0] / lo  # lo >= U_FLOOR > 0
+    fold = shown.fold or Fold()
+
+    def printed(u):
+        return fold.scale * u**fold.power
+
     grid = np.linspace(lo, hi, GRID)
     u_data, _ = tm.argument(Xs)
-    ax.plot(folded * grid, tm.weight * tm.ridge.value(tm.theta, grid), color="#3b6ea8", lw=1.8, gid="shape")
-    ax.plot(folded * u_data, np.zeros_like(u_data), "|", color="black", alpha=0.35, ms=9,
+    ax.plot(printed(grid), tm.weight * tm.ridge.value(tm.theta, grid), color="#3b6ea8", lw=1.8, gid="shape")
+    ax.plot(printed(u_data), np.zeros_like(u_data), "|", color="black", alpha=0.35, ms=9,
             transform=ax.get_xaxis_transform(), gid="rug")
-    title = textwrap.wrap(f"term {k}: {term_title(shown, k)}", TITLE_WIDTH)
+    title = textwrap.wrap(f"term {k}: {term_title(shown, k, xs)}", TITLE_WIDTH)
     ax.set_xlabel(f"u{k}")
     ax.set_title("\n".join(title), fontsize=10 if len(title) == 1 else 8)
 
 
-def term_title(shown, k: int) -> str:
-    """A term as the formula prints it (``weight * g(u_k)``, 4 significant digits)."""
+def term_title(shown, k: int, xs) -> str:
+    """A term as the formula prints it (``weight * P(x) * g(u_k)``, 4 significant digits;
+    ``xs``: the feature symbols)."""
     import sympy
 
     from .expression import U
     from .hypergeometric import TextPrinter
     from .render import printable, without_unit
 
-    term = sympy.Float(shown.weight) * shown.shape.xreplace({U: sympy.Symbol(f"u{k}", positive=True)})
+    term = sympy.Float(shown.weight) * shown.factor(xs) * shown.shape.xreplace({U: sympy.Symbol(f"u{k}", positive=True)})
     return TextPrinter().doprint(without_unit(printable(term, TITLE_DIGITS).expression))
 
 

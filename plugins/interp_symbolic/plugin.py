@@ -33,12 +33,14 @@ SYMBOLIC_METHOD = Method(
                "(a random subsample; fidelity is still measured on every held-out row)", min=2, max=100_000),
         Option("n_restarts", int, 3, "starting points per family and term", min=1, max=100),
         Option("maxiter", int, 100, "L-BFGS-B iterations per start", min=1, max=10_000),
-        Option("loss_tol", float, 1e-3, "stop once MSE / Var(black box) is below this", min=0.0, max=1.0),
+        Option("loss_tol", float, 1e-4, "stop once MSE / Var(black box) is below this", min=0.0, max=1.0),
         Option("ratio_tol", float, 0.9, "keep a term only if new_loss / old_loss is below this",
                min=0.0, max=1.0),
-        Option("model_selection", str, "best",
-               "which model size predict uses: best (lowest held-out loss), simplest (fewest terms within "
-               "0.01 of the best held-out R^2) or a number of terms (at most --max-terms)"),
+        Option("model_selection", str, "score",
+               "which row of the models by size predict uses: score (the highest drop of log held-out loss "
+               "per unit of complexity among rows within 1.5x the lowest loss, elementary rows first), best "
+               "(lowest held-out loss), simplest (fewest terms within 0.01 of the best held-out R^2) or a "
+               "number of terms (at most --max-terms)"),
         Option("families", str, None,
                "ridge families tried at each term: comma-separated names or glob patterns, a leading '-' "
                "excludes (meijer_1002,meijer_2233 or --families=-meijer_2233); default: every registered one",

@@ -53,7 +53,7 @@ def explanation(fit, metrics: dict, params: dict, notes=()) -> Explanation:
                "shapes": plot_shapes(est, fit.rows)}
     sections = [
         formula_section(est, f"Symbolic model of the {fit.blackbox} black box ({est.n_terms_} terms, {fit.task})"),
-        Text("\n".join([_fidelity_text(metrics), *notes])),
+        Text("\n".join([_fidelity_text(metrics), *notes, *projection_note(est, fit.names)])),
         *([equations_table(est)] if _has_equations(est) else []),
         terms_table(est),
         importance_table(importances),
@@ -62,6 +62,21 @@ def explanation(fit, metrics: dict, params: dict, notes=()) -> Explanation:
     ]
     return Explanation(params=params, metrics=metrics, payload=payload(fit, importances), sections=sections,
                        figures=figures, estimator=est)
+
+
+def projection_note(est, names) -> list[str]:
+    """What the sign check of the data allows: which columns monomial terms may read (strictly
+    positive on the training rows) and which are read by linear arguments only."""
+    if not getattr(est, "monomials", False) or getattr(est, "monomial_features_", None) is None:
+        return []
+    positive = [n for n, p in zip(names, est.monomial_features_) if p]
+    other = [n for n, p in zip(names, est.monomial_features_) if not p]
+    if not positive:
+        return ["no column is strictly positive (and not constant): every term is a function of a linear "
+                "combination"]
+    line = (f"monomial terms (C * x1**a1 * ..., and prefactors x1**b1 * ...) may read the strictly positive "
+            f"columns: {', '.join(positive)}")
+    return [line] + ([f"zero, negative or constant values, linear arguments only: {', '.join(other)}"] if other else [])
 
 
 def payload(fit, importances: dict) -> dict:
@@ -101,7 +116,7 @@ def equation_records(est) -> list[dict]:
     for i, row in enumerate(est.equations_.to_dict("records")):
         out.append(dict(
             n_terms=int(row["n_terms"]), n_features=int(row["n_features"]), selected=i == est.selected_,
-            **{k: _number_or_none(row[k]) for k in ("complexity", "train_loss", "test_loss", "r2")},
+            **{k: _number_or_none(row.get(k)) for k in ("complexity", "train_loss", "test_loss", "r2", "score")},
             formula=row["formula"], latex=row["latex"],
             expression=None if row["sympy"] is None else str(row["sympy"])))
     return out
@@ -111,9 +126,10 @@ def equations_table(est) -> Table:
     """``equations_`` as the table "Models by size": the selected row marked with *, each
     formula on one line (``one_line``), so that a sparser row says which features it reads."""
     rows = [("*" if r["selected"] else "", r["n_terms"], r["n_features"], r["complexity"], r["train_loss"],
-             r["test_loss"], r["r2"], one_line(r["formula"]) if r["formula"] else "")
+             r["test_loss"], r["r2"], r["score"], one_line(r["formula"]) if r["formula"] else "")
             for r in equation_records(est)]
-    return Table(("", "terms", "features", "complexity", "train loss", "held-out loss", "held-out R^2", "formula"),
+    return Table(("", "terms", "features", "complexity", "train loss", "held-out loss", "held-out R^2", "score",
+                  "formula"),
                  rows, title=f"Models by size (* = the model used, model_selection={est.model_selection!r}; "
                              "losses: mean squared error on the model's scale)")
 
@@ -247,24 +263,39 @@ def _ordered_sum(pieces, digits) -> Printable:
 
 
 def _definition(term, xs, digits) -> tuple[Printable, Printable, Printable]:
-    """A term's argument c . x + c_0 (coefficients by decreasing size, the constant last) and
-    the ends of its domain, printable at ``digits``."""
-    order = sorted(np.flatnonzero(term.coefficients), key=lambda j: -abs(term.coefficients[j]))
-    pieces = [sympy.Float(float(term.coefficients[j])) * xs[j] for j in order]
-    linear = _ordered_sum([*pieces, sympy.Float(term.offset)], digits)
+    """A term's argument, c . x + c_0 (coefficients by decreasing size, the constant last) or
+    a monomial C * x1**a1 * ..., and the ends of its domain, printable at ``digits``."""
+    if term.monomial:
+        argument = printable(term.argument(xs), digits)
+    else:
+        order = sorted(np.flatnonzero(term.coefficients), key=lambda j: -abs(term.coefficients[j]))
+        pieces = [sympy.Float(float(term.coefficients[j])) * xs[j] for j in order]
+        argument = _ordered_sum([*pieces, sympy.Float(term.offset)], digits)
     lo, hi = (printable(sympy.Float(v), digits) for v in term.domain)
-    return linear, lo, hi
+    return argument, lo, hi
 
 
-def _printed_sum(est) -> tuple[tuple, list, list]:
-    """The readable terms of ``est``, their argument symbols u1..uK and the pieces of the
-    printed sum: the intercept, then w * (each part of g), so that w * (A + B) prints as
-    w*A + w*B, without parentheses."""
-    terms = readable_terms(est)
-    us = [sympy.Symbol(f"u{k}", positive=True) for k in range(1, len(terms) + 1)]
-    pieces = [sympy.Float(t.weight) * part for t, u in zip(terms, us)
-              for part in sympy.Add.make_args(t.shape.xreplace({U: u}))]
-    return terms, us, [sympy.Float(est.intercept_), *pieces]
+def _inlined(term) -> bool:
+    """Whether a term prints inside the sum (a monomial term whose g is u itself: w * C *
+    x1**a1 * ... reads better than w*u1 with u1 defined below)."""
+    return term.monomial and term.shape == U
+
+
+def _printed_sum(est) -> tuple[list, list, list]:
+    """The readable terms of ``est`` that define an argument, their symbols u1..uK and the
+    pieces of the printed sum: the intercept, then w * (each part of g), so that w * (A + B)
+    prints as w*A + w*B, without parentheses; an inlined term (``_inlined``) as its monomial."""
+    xs = feature_symbols(est)
+    defined, us, pieces = [], [], [sympy.Float(est.intercept_)]
+    for t in readable_terms(est):
+        if _inlined(t):
+            pieces.append(sympy.Float(t.weight) * t.factor(xs) * t.argument(xs))
+            continue
+        u = sympy.Symbol(f"u{len(us) + 1}", positive=True)
+        defined.append(t)
+        us.append(u)
+        pieces += [sympy.Float(t.weight) * t.factor(xs) * part for part in sympy.Add.make_args(t.shape.xreplace({U: u}))]
+    return defined, us, pieces
 
 
 def model_formula(est, digits=SHOWN_DIGITS) -> ModelFormula:
@@ -330,11 +361,18 @@ def formula_section(est, title: str) -> Formula:
 
 
 def terms_table(est) -> Table:
-    """One row per term: its family, weight, fitted parameters and whether g has a closed form."""
-    rows = [(k + 1, tm.family, tm.weight, _parameters(tm), "yes" if closed else "no")
+    """One row per term: its family, its kind of argument (``_argument_kind``), weight, fitted
+    parameters and whether g has a closed form."""
+    rows = [(k + 1, tm.family, _argument_kind(tm), tm.weight, _parameters(tm), "yes" if closed else "no")
             for k, (tm, closed) in enumerate(zip(est.terms_, est.closed_forms_))]
-    return Table(("term", "family", "weight", "parameters", "closed form"), rows,
+    return Table(("term", "family", "argument", "weight", "parameters", "closed form"), rows,
                  title=f"Terms (intercept {format_value(est.intercept_)})")
+
+
+def _argument_kind(tm) -> str:
+    """A term's kind of argument as the table says it: linear, unfloored (linear, never floored
+    on the training rows) or monomial, and "times a monomial" for a term with a prefactor."""
+    return tm.projection.name + (" times a monomial" if tm.prefactor is not None else "")
 
 
 def importance_table(importances: dict) -> Table:
@@ -387,13 +425,14 @@ def _strongest_interactions(est, names) -> list[dict]:
 
 def estimator_display(est):
     """A fitted symbolic model in a notebook (``interp.display``): the formula ``predict`` uses,
-    the models by size with that row marked, its terms and the feature importances."""
+    which columns monomial terms may read, the models by size with that row marked, its terms
+    and the feature importances."""
     from interp.display import Display
 
-    from .expression import feature_symbols
-
     names = [str(s) for s in feature_symbols(est)]
+    note = projection_note(est, names)
     sections = [formula_section(est, "The model predict uses (4 significant digits)"),
+                *([Text("\n".join(note))] if note else []),
                 *([equations_table(est)] if _has_equations(est) else []), terms_table(est),
                 importance_table({n: float(v) for n, v in zip(names, est.feature_importances_)})]
     return Display(f"{type(est).__name__}: {est.n_terms_} term(s) on {len(names)} features", sections)

@@ -75,6 +75,12 @@ class _Fitted:
     ridge: Ridge
     fit: Candidate
     pinned: np.ndarray
+    term: Term  # the term it rewrites, whose kinds it keeps (``Term.fit_kinds``)
+
+    def kinds(self) -> dict:
+        """The ``fit_term`` keywords of the candidate's kinds: the term's projection, and its
+        prefactor at the candidate's exponents."""
+        return self.term.refitted(self.ridge, self.fit).fit_kinds()
 
 
 def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 100,
@@ -90,19 +96,18 @@ def simplify_term(term: Term, Xs, residual, forms, tol: float, maxiter: int = 10
     variance (plus ``EXACT`` of it), so an essentially exact Meijer term does not forbid an
     essentially exact closed form over digits nobody reads.
     """
-    base = evaluate_term(term.ridge, term.theta, term.v, Xs, residual)
+    base = evaluate_term(term.ridge, term.theta, term.v, Xs, residual, **term.fit_kinds())
     meijer_loss = base.loss if base.ok else np.inf
     if term.orders is None or not base.ok:
         return Simplified(term, meijer_loss, meijer_loss)
     budget = loss_budget(base.loss, float(np.var(residual)), tol)
     found = _closed_form(term, Xs, residual, forms, budget, maxiter, {} if curves is None else curves)
     if found is None:
-        kept = _Fitted(term.ridge, base, np.zeros(len(term.theta), dtype=bool))
+        kept = _Fitted(term.ridge, base, np.zeros(len(term.theta), dtype=bool), term)
         found = _without_tiny(kept, Xs, residual, budget, maxiter=None)
     else:
         found = _polished(found, Xs, residual, budget, maxiter)
-    fit = found.fit
-    return Simplified(Term(found.ridge, fit.theta, fit.v, fit.weight), fit.loss, meijer_loss)
+    return Simplified(term.refitted(found.ridge, found.fit), found.fit.loss, meijer_loss)
 
 
 def nearest_closed_form(term: Term, Xs, residual, forms, tol: float, maxiter: int = 100,
@@ -115,20 +120,19 @@ def nearest_closed_form(term: Term, Xs, residual, forms, tol: float, maxiter: in
     the budget; this is the readable model's term instead, for a row of its own."""
     if term.orders is None:
         return None
-    u, _ = projection(term.v, Xs)
+    u = _unfloored(term, Xs)
     shape = term.ridge.value(term.theta, u)
     screened = [c for c in (_screen(form, term, Xs, residual, u, shape, {} if curves is None else curves)
                             for form in forms) if c is not None]
     if not screened:
         return None
     closest = min(screened, key=lambda c: (c.loss, c.ridge.family.complexity))
-    fit = fit_term(closest.ridge, Xs, residual, [(closest.theta, term.v)], maxiter)
-    if not (fit.ok and _varies(closest.ridge, fit, Xs)):
+    fit = fit_term(closest.ridge, Xs, residual, [(closest.theta, term.v)], maxiter, **term.fit_kinds())
+    found = _Fitted(closest.ridge, fit, np.zeros(len(fit.theta), dtype=bool), term)
+    if not (fit.ok and _varies(found, Xs)):
         return None
     budget = loss_budget(fit.loss, float(np.var(residual)), tol)
-    found = _Fitted(closest.ridge, fit, np.zeros(len(fit.theta), dtype=bool))
-    found = _polished(found, Xs, residual, budget, maxiter).fit
-    return Term(closest.ridge, found.theta, found.v, found.weight)
+    return term.refitted(closest.ridge, _polished(found, Xs, residual, budget, maxiter).fit)
 
 
 @dataclass(frozen=True)
@@ -153,16 +157,17 @@ def _closed_form(term, Xs, residual, forms, budget, maxiter, curves) -> _Fitted 
     by their loss, not by their simplicity, keeps a close complex form (u^t exp(w u) for
     a*exp(-b) + 0.5*c) from losing its refit to simpler forms that are further off.
     """
-    u, _ = projection(term.v, Xs)
+    u = _unfloored(term, Xs)
     shape = term.ridge.value(term.theta, u)  # the weight and offset are eliminated in the fits
     screened = [c for c in (_screen(form, term, Xs, residual, u, shape, curves) for form in forms)
                 if c is not None and c.loss <= SCREEN * budget]
     gambles = sorted((c for c in screened if c.loss > budget), key=lambda c: c.loss)[:MAX_REFITS]
     tried = [c for c in screened if c.loss <= budget or any(c is g for g in gambles)]
     for c in sorted(tried, key=lambda c: (c.ridge.family.complexity, c.loss)):
-        fit = fit_term(c.ridge, Xs, residual, [(c.theta, term.v)], maxiter)
-        if fit.ok and fit.loss <= budget and _varies(c.ridge, fit, Xs):
-            return _Fitted(c.ridge, fit, np.zeros(len(c.theta), dtype=bool))
+        fit = fit_term(c.ridge, Xs, residual, [(c.theta, term.v)], maxiter, **term.fit_kinds())
+        found = _Fitted(c.ridge, fit, np.zeros(len(c.theta), dtype=bool), term)
+        if fit.ok and fit.loss <= budget and _varies(found, Xs):
+            return found
     return None
 
 
@@ -172,7 +177,7 @@ def _screen(form, term, Xs, residual, u, shape, curves) -> _Screened | None:
     None if it fails."""
     from .closed_forms import fit_curve
 
-    key = (form.name, term.family, term.theta.tobytes(), term.v.tobytes())
+    key = (form.name, term.family, term.projection.name, term.theta.tobytes(), term.v.tobytes())
     if key not in curves:
         rows = np.unique(np.linspace(0, len(u) - 1, SHAPE_POINTS).astype(int))
         try:
@@ -183,13 +188,18 @@ def _screen(form, term, Xs, residual, u, shape, curves) -> _Screened | None:
     if curve is None:
         return None
     ridge = Ridge(form)
-    at_u = evaluate_term(ridge, curve.theta, term.v, Xs, residual)
+    at_u = evaluate_term(ridge, curve.theta, term.v, Xs, residual, **term.fit_kinds())
     return _Screened(at_u.loss, ridge, curve.theta) if at_u.ok else None
 
 
-def _varies(ridge: Ridge, fit: Candidate, Xs) -> bool:
+def _unfloored(term: Term, Xs) -> np.ndarray:
+    """The term's argument u on the rows as its fit sees it (its kind's transform, no clip)."""
+    return projection(term.v, term.projection.features(Xs), term.projection, term.normalised)[0]
+
+
+def _varies(found: _Fitted, Xs) -> bool:
     """Whether the fitted form's values on the data vary by at least ``CANCEL`` of their size."""
-    g = ridge.value(fit.theta, projection(fit.v, Xs)[0])
+    g = found.term.refitted(found.ridge, found.fit).values(Xs, clip=False)
     return bool(np.ptp(g) >= CANCEL * np.max(np.abs(g)))
 
 
@@ -206,9 +216,9 @@ def _snapped(found: _Fitted, Xs, residual, budget, maxiter) -> _Fitted:
         if theta.shape != fit.theta.shape or not pinned.any():
             continue
         mask = np.concatenate([pinned, np.zeros(len(fit.v), dtype=bool)])
-        refit = fit_term(found.ridge, Xs, residual, [(theta, fit.v)], maxiter, pinned=mask)
+        refit = fit_term(found.ridge, Xs, residual, [(theta, fit.v)], maxiter, pinned=mask, **found.kinds())
         if refit.ok and refit.loss <= budget:
-            return _Fitted(found.ridge, refit, pinned)
+            return _Fitted(found.ridge, refit, pinned, found.term)
     return found
 
 
@@ -229,8 +239,8 @@ def _without_tiny(found: _Fitted, Xs, residual, budget, maxiter) -> _Fitted:
         return found
     v = np.where(tiny, 0.0, fit.v)
     if maxiter is None:
-        out = evaluate_term(found.ridge, fit.theta, v, Xs, residual)
+        out = evaluate_term(found.ridge, fit.theta, v, Xs, residual, **found.kinds())
     else:
         mask = np.concatenate([found.pinned, v == 0])
-        out = fit_term(found.ridge, Xs, residual, [(fit.theta, v)], maxiter, pinned=mask)
-    return _Fitted(found.ridge, out, found.pinned) if out.ok and out.loss <= budget else found
+        out = fit_term(found.ridge, Xs, residual, [(fit.theta, v)], maxiter, pinned=mask, **found.kinds())
+    return _Fitted(found.ridge, out, found.pinned, found.term) if out.ok and out.loss <= budget else found

@@ -62,8 +62,8 @@ def _cut(term: Term, Xs, residual, m: int, maxiter: int) -> Term | None:
     keep[np.argsort(-np.abs(term.v), kind="stable")[:m]] = True
     v = np.where(keep, term.v, 0.0)
     fit = fit_term(term.ridge, Xs, residual, [(term.theta, v)], maxiter,
-                   pinned=np.concatenate([_kept_parameters(term), ~keep]))
-    return Term(term.ridge, fit.theta, fit.v, fit.weight) if fit.ok else None
+                   pinned=np.concatenate([_kept_parameters(term), ~keep]), **term.fit_kinds())
+    return term.refitted(term.ridge, fit) if fit.ok else None
 
 
 def _kept_parameters(term: Term) -> np.ndarray:

@@ -216,3 +216,17 @@ def test_verbose_listing_shows_each_components_parameters_and_defaults():
     assert scf.endswith("[parameters: eps=0.01]")
     l1 = next(line for line in out.splitlines() if line.strip().startswith("l1 "))
     assert "parameters" not in l1
+
+
+@pytest.mark.parametrize("args, problem", [
+    (("run", "--method", "toy", "--frob"), "No such option '--frob'"),
+    (("frob",), "No such command 'frob'"),
+    (("run", "--dataset", "diabetes"), "Missing option '--method'"),
+    (("run", "--method", "toy", "--dataset", "diabetes", "--seed", "x"), "'x' is not a valid integer"),
+    (("run", "--method", "toy", "--dataset", "diabetes", "--format", "\x1b[2Jx"), "\\x1b[2Jx"),
+])
+def test_usage_errors_are_one_line_naming_the_problem(run, toy_plugin, args, problem):
+    result = run(*args)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: "), result.stderr
+    assert problem in result.stderr and "--help" in result.stderr and "\x1b" not in result.stderr

@@ -87,3 +87,21 @@ def test_a_third_party_plain_figure_made_during_a_run_is_literal(tmp_path):
         save_run(exp, tmp_path / "run")
     assert (tmp_path / "run" / "bars.png").read_bytes().startswith(b"\x89PNG")
     plt.close(exp.figures["bars"])
+
+
+def test_control_characters_in_names_are_drawn_as_visible_escapes():
+    """No font draws ``\\x1b``: a name holding one shows its escape, on category ticks, hand-set
+    ticks, a title and a legend, also after the figure is drawn again."""
+    name = "bad\x1b[31mname"
+    fig = figure(figsize=(6, 3))
+    ax, bx = fig.subplots(1, 2)
+    ax.barh([name, "ok"], [1, 2], label=name)
+    ax.set_title(name)
+    ax.legend()
+    bx.plot([0, 1], [0, 1])
+    bx.set_yticks([0, 1], labels=[name, "ok"])
+    for _ in range(2):
+        _png(fig)
+        texts = [t.get_text() for t in ax.get_yticklabels() + bx.get_yticklabels()
+                 + [ax.title, ax.get_legend().get_texts()[0]]]
+        assert "bad\\x1b[31mname" in texts and not any("\x1b" in t for t in texts), texts

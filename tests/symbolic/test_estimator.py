@@ -182,7 +182,7 @@ def test_classifier_bad_target_is_one_line_input_error(y, proba, msg):
     (dict(simplify="yes"), "simplify must be True or False"),
     (dict(simplify_tol=-0.1), "simplify_tol must be a finite number >= 0"),
     (dict(simplify_tol=float("nan")), "simplify_tol"),
-    (dict(model_selection="fastest"), "model_selection must be 'best', 'simplest' or a number of terms"),
+    (dict(model_selection="fastest"), "model_selection must be 'score', 'best', 'simplest' or a number of terms"),
     (dict(model_selection=0), "model_selection = 0 terms must be between 1 and max_terms"),
     (dict(model_selection=4), "between 1 and max_terms \\(3\\)"),
     (dict(model_selection=True), "model_selection must be"),

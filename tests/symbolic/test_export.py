@@ -125,3 +125,69 @@ def test_hostile_feature_names_stay_strings_in_the_exported_source(tmp_path):
     assert namespace["FEATURES"] == tuple(hostile)
     out = run_exported(source, X.to_numpy(), ["predict"], tmp_path)
     assert _close(out["predict"], est.predict(X))
+
+
+@pytest.fixture(scope="module")
+def kinds_of_terms():
+    """One fitted model per kind of term argument, with the rows it was fitted on: a monomial
+    (x1*x2/x3 on positive columns), a monomial times a monomial prefactor, and an unfloored
+    linear argument (x1 - x2, negative on half of the rows)."""
+    rng = np.random.default_rng(0)
+    positive = pd.DataFrame(rng.uniform(1, 3, (200, 3)), columns=["x1", "x2", "x3"])
+    signed = pd.DataFrame(rng.uniform(0, 1, (150, 2)), columns=["x1", "x2"])
+    fast = dict(max_terms=1, n_restarts=1, random_state=0)
+    return {
+        "monomial": (SymbolicPursuitRegressor(maxiter=40, **fast).fit(positive, positive.x1 * positive.x2 / positive.x3),
+                     positive),
+        "prefactor": (SymbolicPursuitRegressor(maxiter=60, **fast).fit(
+            positive, positive.x1 / np.sqrt(1 + positive.x2**2 / positive.x3**2)), positive),
+        "unfloored": (SymbolicPursuitRegressor(maxiter=40, families=["meijer_0131"], monomials=False, **fast).fit(
+            signed, signed.x1 - signed.x2), signed),
+    }
+
+
+def _kind(est) -> str:
+    tm = est.terms_[0]
+    return tm.projection.name + (" times a monomial" if tm.prefactor is not None else "")
+
+
+@pytest.mark.parametrize("kind", ["monomial", "prefactor", "unfloored"])
+def test_every_kind_of_term_exports_what_predict_computes_without_interp(kinds_of_terms, kind, tmp_path):
+    """The exported function equals ``predict`` to 1e-10 in an interpreter without interp, on
+    the training rows and on rows beyond them (a monomial's column at or below 0 is floored at
+    its training minimum, every argument clipped to its training range, as in ``predict``)."""
+    est, X = kinds_of_terms[kind]
+    assert _kind(est) == {"monomial": "monomial", "prefactor": "monomial times a monomial",
+                          "unfloored": "unfloored"}[kind]
+    beyond = X.iloc[:20] * np.linspace(-1.5, 3, 20)[:, None]
+    rows = pd.concat([X, beyond])
+    out = run_exported(est.to_python(), rows.to_numpy(), ["predict"], tmp_path)
+    assert np.all(np.isfinite(out["predict"]))
+    assert _close(out["predict"], est.predict(rows))
+
+
+@pytest.mark.parametrize("kind", ["monomial", "prefactor", "unfloored"])
+def test_every_kind_of_term_prints_and_exports_each_row(kinds_of_terms, kind):
+    """Each row of the models by size in closed forms exports what its sympy expression computes
+    (mpmath, at 30 digits); its LaTeX is the table's; the display names the term's argument."""
+    est, X = kinds_of_terms[kind]
+    sample = X.iloc[::37]
+    exported = 0
+    for i in range(len(est.equations_)):
+        try:
+            source = est.to_python(i)
+        except InputError as err:  # a Meijer G term: refused, named
+            assert "Meijer G" in str(err)
+            continue
+        namespace: dict = {}
+        exec(compile(source, f"row{i}", "exec"), namespace)  # noqa: S102 - our own export
+        expr = est.sympy(i)
+        symbols = {s.name: s for s in expr.free_symbols}
+        want = [float(expr.xreplace({symbols[c]: sp.Float(float(v)) for c, v in row.items() if c in symbols})
+                      .evalf(30)) for _, row in sample.iterrows()]
+        assert _close(namespace["predict"](sample), want), i
+        assert est.latex(i) == est.equations_["latex"].iloc[i]
+        exported += 1
+    assert exported >= 1 and est.selected_ is not None
+    _, plain = est._repr_html_(), est._repr_mimebundle_()["text/plain"]
+    assert _kind(est) in plain

@@ -312,3 +312,34 @@ def test_explanation_shows_models_by_size_and_shapes_and_round_trips_json():
     assert data["explanation"]["equations"] == records
     assert interp.Explanation.from_dict(data) == res
     assert "Models by size" in res.summary() and "u1 = " in res.summary()
+
+
+LATEX_SPECIALS = ["a%b", "c&d", "e#f", "g_h_i", "j{k}", "l$m", "n\\o", "p^q", "r~s"]
+
+
+def test_feature_names_with_latex_specials_are_escaped_text():
+    """Each character LaTeX treats specially (% ends a line, & breaks an alignment, ...) is
+    escaped inside \\text{...}; a plain name is left to sympy (x_1 as a subscript)."""
+    from interp_symbolic.hypergeometric import LATEX_TEXT_ESCAPES, LatexPrinter
+
+    printer = LatexPrinter()
+    for name in LATEX_SPECIALS:
+        out = printer.doprint(sympy.Symbol(name))
+        assert out.startswith(r"\text{") and out.endswith("}")
+        body = out[len(r"\text{"):-1]
+        for escape in sorted(set(LATEX_TEXT_ESCAPES.values()), key=len, reverse=True):
+            body = body.replace(escape, "")
+        assert not set(body) & set("\\{}$&#%_^~"), (name, out)
+    assert printer.doprint(sympy.Symbol("x_1")) == "x_{1}"
+
+
+def test_a_fitted_formula_escapes_its_feature_names_in_latex():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(0.5, 1.5, size=(60, 3)), columns=["rate%", "a&b", "#n"])
+    y = np.exp(-(X["rate%"] + 2 * X["a&b"]))
+    est = SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=20, families=["meijer_2123"],
+                                   monomials=False, random_state=0).fit(X, y)
+    latex = est.to_latex()
+    assert r"\text{rate\%}" in latex and r"\text{a\&b}" in latex
+    stripped = latex.replace(r"\%", "").replace(r"\&", "").replace(r"\#", "")
+    assert "%" not in stripped and "#" not in stripped and "a&b" not in stripped

@@ -100,7 +100,7 @@ def classifier():
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(120, 2))
     p = 1 / (1 + np.exp(-(4 * X[:, 0] - 2)))
-    return SymbolicPursuitClassifier(max_terms=1, n_restarts=1, maxiter=30, random_state=0,
+    return SymbolicPursuitClassifier(max_terms=1, n_restarts=1, maxiter=30, random_state=0, monomials=False,
                                      families=["meijer_0131"]).fit(X, (p > 0.5).astype(int), proba=p)
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from interp_symbolic import SymbolicPursuitRegressor
 from interp_symbolic.closed_forms import builtin_closed_forms
-from interp_symbolic.expression import direction, printed_scale
+from interp_symbolic.expression import direction, printed_fold
 from interp_symbolic.families import PAPER_FAMILIES, Ridge
 from interp_symbolic.model import Model, Rows, design, mse, solved
 from interp_symbolic.render import model_formula
@@ -85,7 +85,7 @@ def test_tidy_arguments_stays_within_the_budget_and_leaves_meijer_terms(seed):
         if (tm.gain, tm.shift) == (1.0, 0.0):
             continue
         c, c0 = direction(tm, scaling.data_min, scaling.data_range)
-        printed = printed_scale(tm) * np.append(c, c0)
+        printed = np.append(*printed_fold(tm).numbers(tm.projection, c, c0))
         kept = np.allclose(c, direction(was, scaling.data_min, scaling.data_range)[0], rtol=1e-12)
         # the numbers printed are round: on a grid of the largest coefficient's 4th digit (or the
         # coefficients kept as fitted, the constant 0)

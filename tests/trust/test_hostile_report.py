@@ -71,17 +71,20 @@ def test_fast_options_are_the_methods_own():
         assert set(options) <= {o.name for o in get_registry().methods[method].options}
 
 
-def test_a_formula_over_tex_special_names_keeps_its_mathml(tmp_path):
-    """Names with no markup in them leave sympy's MathML valid: the page shows it as MathML."""
+@pytest.mark.parametrize("first", ["$\\foo$", "<script>alert(1)</script>", "</mi></math><img src=x>"])
+def test_a_formula_over_hostile_names_keeps_its_mathml(tmp_path, first):
+    """TeX specials and markup in names leave the formula's MathML valid, the names in it as
+    text: the page shows the formula as MathML, not the plain-text fallback."""
     import interp
     from interp.markup import clean_mathml
     from interp.report import sections_html
     from interp.runner import run_method
 
     rng = np.random.default_rng(1)
-    frame = pd.DataFrame(rng.normal(size=(40, 3)).round(3), columns=["$\\foo$", "%&#_{}", "b"])
-    frame["y"] = frame["$\\foo$"] + frame["b"] ** 2
+    frame = pd.DataFrame(rng.normal(size=(40, 3)).round(3), columns=[first, "%&#_{}", "b"])
+    frame["y"] = frame[first] + frame["b"] ** 2
     exp = run_method("symbolic", interp.load_dataset(frame, "y"), FAST["symbolic"])
     formula = next(s for s in exp.sections if isinstance(s, interp.Formula))
     assert clean_mathml(formula.mathml) is not None
-    assert "<math" in sections_html([formula], {})
+    page = sections_html([formula], {})
+    assert "<math" in page and f"<mi>{html.escape(first, quote=False)}</mi>" in page
