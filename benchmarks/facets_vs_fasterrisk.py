@@ -1,34 +1,58 @@
-"""Facets score cards against FasterRisk (Liu et al., NeurIPS 2022) on the 8 UCI sets.
+"""Facets score cards against FasterRisk (Liu et al., NeurIPS 2022) on the 8 UCI sets, by
+repeated outer cross-validation.
 
-Reads ../shared/data/uci (relative to the repository root).  Both methods see the same outer
-folds, ``StratifiedKFold(n_folds, shuffle=True, random_state=0)``:
+Reads ../shared/data/uci (relative to the repository root, or to the folder holding it when the
+checkout is a worktree; ``INTERP_BENCH_UCI`` names another folder).  Both methods see the same outer
+folds: ``StratifiedKFold(folds, shuffle=True, random_state=r)`` for r = 0 .. repeats - 1
+(default 5 repetitions of 10 folds, 50 train/test splits per set).  On every split:
 
-* **Facets**: what a user of ``interp run --plugin facets --max-rows 10 --max-points 5`` gets:
-  the card's own readable design (``interp_facets.features.card_features``, fitted on the
-  training fold) and ``FacetsClassifierCV(max_rows=10, max_points=5)``, whose card is chosen
-  by its card search on the training fold (the lowest training loss over its few gammas, no
-  inner CV); accuracy and AUC of the card's risk on the test fold.
-* **FasterRisk** 0.1.10: ``RiskScoreOptimizer(k, lb=-5, ub=5)``, model 0 of its pool (its lowest
-  training loss), on the raw columns with k = 5 and k = 10, and with k = 10 on quantile-binarised
-  columns (``x <= t`` at the training fold's deciles) for the sets that have non-binary columns.
+* **Facets**: what a user of ``interp run --method facets --max-rows k --max-points 5`` gets:
+  the card's readable design (``interp_facets.features.card_features``, fitted on the training
+  part) and ``FacetsClassifierCV(max_rows=k, max_points=5)``, whose card is chosen by its card
+  search on the training part; accuracy and AUC of the card's risk on the test part.
+* **FasterRisk** 0.1.10: ``RiskScoreOptimizer(k, lb=-5, ub=5)`` with its default beam and
+  star-ray search, model 0 of its pool (its lowest training loss), on the columns as given.
+
+Both at k = 10 and k = 5.  Per set and k the script prints the paired difference (Facets minus
+FasterRisk) of test accuracy and of AUC, averaged over the splits, with its standard error:
+Nadeau and Bengio's corrected resampled one, ``sqrt((1/J + n_test/n_train) s^2)`` over the
+J = repeats x folds paired differences (the naive ``s / sqrt(J)`` ignores that the training
+parts overlap and would be about 2.5 times smaller).  It also prints the mean training
+log-loss of both cards (what both searches minimise; a lower loss for FasterRisk means its
+search found a better card than ours, in its own columns), and, for every set and k where
+Facets trails, how often its training loss is the lower and both cards on the split where
+FasterRisk's training loss beats Facets' by the most (else the first split).
+
+Where FasterRisk is too slow for every repetition in the time at hand (adult: minutes per fit),
+``--set-repeats adult=1`` runs a set with fewer repetitions, both methods on the same splits;
+the tables give every set's number of paired splits, and the page's first line names the sets
+run with fewer.
+
+Timing: one whole Facets fit (design, grid, card search, refit) against one FasterRisk
+``optimize`` at k = 10, both with one BLAS thread, in CPU seconds (``time.process_time``; the
+wall-clock medians are printed beside them).  The ratio is measured in the same run:
+FasterRisk is re-timed on the first ``--timed-folds`` splits of repetition 0 (fewer for a set
+named in ``--set-timed-folds``) in a child process that runs beside Facets' fits (its cached
+accuracies come from an earlier run); the median and the worst of those ratios are printed per
+set.
 
 FasterRisk is never our dependency: the script installs it into its own virtual environment
 (default /tmp/interp-bench-fasterrisk; fasterrisk 0.1.10 pins old pandas and scikit-learn and
 calls ``ndarray.tostring``, so it is installed with ``--no-deps`` beside numpy < 2) and runs it
-there in a child process, with one BLAS thread like our fit.  Its results are cached in a JSON
-file (``--cache``) so that later runs time only Facets.
+there in child processes, with one BLAS thread.  Its results are cached per set and repetition
+in a JSON file (``--cache``), so an interrupted run resumes and later runs fit only Facets.
 
-Printed per set: accuracy, AUC, rows, max |points| and fit seconds (median over folds) for
-both, the fit-time ratio (one whole FacetsClassifierCV fit over one FasterRisk k=10 fit) and the
-number of sets where Facets is within 0.005 of FasterRisk k=10 on accuracy and on AUC.
+    python benchmarks/facets_vs_fasterrisk.py [--only adult,spam] [--repeats 5] [--folds 10]
+        [--set-repeats adult=1] [--timed-folds 5] [--set-timed-folds adult=2] [--cache PATH]
+        [--refresh-peer] [--peer-only] [--page]
 
-    python benchmarks/facets_vs_fasterrisk.py [--only adult,spam] [--folds 10] [--cache PATH]
-                                              [--refresh-peer] [--peer-only]
+``--page`` also writes what is printed to docs/benchmarks/facets-fasterrisk.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -40,7 +64,11 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / ".." / "shared" / "data" / "uci"
+#: ../shared/data/uci beside the checkout (or beside the folder of worktrees that holds it), or
+#: the folder INTERP_BENCH_UCI names
+DATA = Path(os.environ.get("INTERP_BENCH_UCI") or next(
+    (p for p in (ROOT.parent / "shared" / "data" / "uci", ROOT.parent.parent / "shared" / "data" / "uci")
+     if p.is_dir()), ROOT.parent / "shared" / "data" / "uci"))
 SETS = {  # short name -> file; adult, the largest, last
     "bankruptcy": "bankruptcy_processed.csv",
     "breast": "breastcancer_data.csv",
@@ -54,8 +82,7 @@ SETS = {  # short name -> file; adult, the largest, last
 PEER_VENV = Path(os.environ.get("INTERP_BENCH_FASTERRISK_VENV", "/tmp/interp-bench-fasterrisk"))
 PEER_REQUIREMENTS = ("numpy<2", "pandas", "scikit-learn", "requests")
 PEER_PACKAGE = "fasterrisk==0.1.10"
-MAX_ROWS, MAX_POINTS = 10, 5
-TOLERANCE = 0.005
+ROWS, MAX_POINTS = (10, 5), 5
 SINGLE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 
 
@@ -66,73 +93,56 @@ def load(name: str):
     return df.iloc[:, 1:].astype(float), df.iloc[:, 0].to_numpy().astype(int)
 
 
-def folds(y, n_folds: int):
+def splits(y, repeat: int, n_folds: int):
+    """The outer train/test splits of one repetition."""
     from sklearn.model_selection import StratifiedKFold
 
-    splitter = StratifiedKFold(n_folds, shuffle=True, random_state=0)
+    splitter = StratifiedKFold(n_folds, shuffle=True, random_state=repeat)
     return list(splitter.split(np.zeros(len(y)), y))
 
 
-def auc(y, score) -> float:
+def scores(y_te, proba, y_tr, train_margin) -> dict:
+    """Test accuracy and AUC of the probabilities ``proba``, and the mean training log-loss of
+    the margins ``train_margin`` (the score ``log p / (1 - p)`` on the training rows)."""
     from sklearn.metrics import roc_auc_score
 
-    return float(roc_auc_score(y, score))
+    signed = np.where(y_tr == 1, 1.0, -1.0)
+    return dict(accuracy=float(np.mean((proba > 0.5).astype(int) == y_te)),
+                auc=float(roc_auc_score(y_te, proba)),
+                train_loss=float(np.mean(np.logaddexp(0.0, -signed * train_margin))))
 
 
 # --------------------------------------------------------------------------- FasterRisk (child process)
-def decile_design(train: pd.DataFrame, test: pd.DataFrame):
-    """``x <= t`` columns at the training fold's deciles for every column with more than two
-    values (binary columns pass through): the quantile binarisation of the issue's table."""
-    cols_tr, cols_te = [], []
-    for name in train.columns:
-        x_tr, x_te = train[name].to_numpy(), test[name].to_numpy()
-        if np.unique(x_tr).size <= 2:
-            cols_tr.append(x_tr)
-            cols_te.append(x_te)
-            continue
-        for t in np.unique(np.quantile(x_tr, np.linspace(0.1, 0.9, 9)))[:-1]:
-            cols_tr.append((x_tr <= t).astype(float))
-            cols_te.append((x_te <= t).astype(float))
-    return np.column_stack(cols_tr), np.column_stack(cols_te)
-
-
 def fasterrisk_fold(X_tr, y_tr, X_te, y_te, k: int) -> dict:
-    """One FasterRisk fit (k rows, points in [-5, 5]) and its test accuracy and AUC."""
+    """One FasterRisk fit (at most k rows, points in [-5, 5]): its scores, card and seconds."""
     from fasterrisk.fasterrisk import RiskScoreClassifier, RiskScoreOptimizer
 
-    y_pm = np.where(y_tr == 1, 1, -1)
-    start = time.perf_counter()
-    optimizer = RiskScoreOptimizer(X=X_tr, y=y_pm, k=k, lb=-MAX_POINTS, ub=MAX_POINTS)
+    start, cpu = time.perf_counter(), time.process_time()
+    optimizer = RiskScoreOptimizer(X=X_tr, y=np.where(y_tr == 1, 1, -1), k=k, lb=-MAX_POINTS, ub=MAX_POINTS)
     optimizer.optimize()
     multipliers, intercepts, coefficients = optimizer.get_models()
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     model = RiskScoreClassifier(multipliers[0], intercepts[0], coefficients[0])
-    proba = model.predict_prob(X_te)
-    accuracy = float(np.mean((proba > 0.5).astype(int) == y_te))
     points = np.asarray(coefficients[0])
-    return dict(accuracy=accuracy, auc=auc(y_te, proba), rows=int(np.count_nonzero(points)),
-                max_points=int(np.max(np.abs(points))) if points.any() else 0, seconds=seconds)
+    margin = (X_tr @ points + intercepts[0]) / multipliers[0]
+    return dict(**scores(y_te, model.predict_prob(X_te), y_tr, margin), seconds=seconds, cpu=cpu,
+                rows=int(np.count_nonzero(points)), max_points=int(np.max(np.abs(points), initial=0)),
+                points=points.astype(int).tolist(), intercept=float(intercepts[0]),
+                multiplier=float(multipliers[0]))
 
 
-def peer_worker(names, n_folds: int) -> dict:
-    """Every FasterRisk variant on every fold of ``names`` (runs inside the peer's venv)."""
+def peer_worker(name: str, repeat: int, n_folds: int, only_folds: int | None) -> dict:
+    """FasterRisk at every k on the splits of one repetition (runs inside the peer's venv);
+    with ``only_folds``, k = 10 alone on the first that many splits (the same-run timing)."""
     import warnings
 
     warnings.simplefilter("ignore")
-    out = {}
-    for name in names:
-        X, y = load(name)
-        binary = bool(np.isin(X.to_numpy(), (0.0, 1.0)).all())
-        runs = {"k5": [], "k10": [], "k10_binarised": []}
-        for k_fold, (tr, te) in enumerate(folds(y, n_folds)):
-            Xtr, Xte = X.iloc[tr], X.iloc[te]
-            runs["k5"].append(fasterrisk_fold(Xtr.to_numpy(), y[tr], Xte.to_numpy(), y[te], 5))
-            runs["k10"].append(fasterrisk_fold(Xtr.to_numpy(), y[tr], Xte.to_numpy(), y[te], 10))
-            if not binary:
-                Btr, Bte = decile_design(Xtr, Xte)
-                runs["k10_binarised"].append(fasterrisk_fold(Btr, y[tr], Bte, y[te], 10))
-            print(f"  fasterrisk {name} fold {k_fold + 1}/{n_folds}", file=sys.stderr, flush=True)
-        out[name] = {key: value for key, value in runs.items() if value}
+    X, y = load(name)
+    out = {f"k{k}": [] for k in (ROWS[:1] if only_folds else ROWS)}
+    for tr, te in splits(y, repeat, n_folds)[:only_folds]:
+        Xtr, Xte = X.iloc[tr].to_numpy(), X.iloc[te].to_numpy()
+        for key in out:
+            out[key].append(fasterrisk_fold(Xtr, y[tr], Xte, y[te], int(key[1:])))
     return out
 
 
@@ -150,122 +160,233 @@ def ensure_peer_venv() -> Path:
     return python
 
 
-def peer_results(names, n_folds: int, cache: Path, refresh: bool) -> dict:
-    """FasterRisk's results per set, from the cache when it holds them for these folds."""
+def run_peer(name: str, repeat: int, n_folds: int, only_folds: int | None = None) -> dict:
+    """:func:`peer_worker` in a child process of the peer's venv, with one BLAS thread."""
+    cmd = [str(ensure_peer_venv()), __file__, "--peer-worker", "--only", name, "--repeat", str(repeat),
+           "--folds", str(n_folds)] + (["--timing", "--timed-folds", str(only_folds)] if only_folds else [])
+    done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env={**os.environ, **SINGLE_THREAD})
+    return json.loads(done.stdout)
+
+
+def peer_results(names, repeats: dict, n_folds: int, cache: Path, refresh: bool) -> dict:
+    """FasterRisk's results per set on its ``repeats[name]`` repetitions: ``{name: {"k10": [one
+    dict per split], "k5": [...]}}``, the splits in order (repetition-major), from the cache
+    where it holds them."""
     stored = json.loads(cache.read_text()) if cache.exists() and not refresh else {}
-    if stored.get("n_folds") != n_folds:
-        stored = {"n_folds": n_folds, "sets": {}}
-    for name in [n for n in names if n not in stored["sets"]]:  # one child per set, cached as it ends
-        python = ensure_peer_venv()
-        cmd = [str(python), __file__, "--peer-worker", "--only", name, "--folds", str(n_folds)]
-        done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, **SINGLE_THREAD})
-        stored["sets"].update(json.loads(done.stdout))
-        cache.write_text(json.dumps(stored, indent=1))
-    return {n: stored["sets"][n] for n in names}
+    if stored.get("scheme") != {"folds": n_folds, "version": 2}:
+        stored = {"scheme": {"folds": n_folds, "version": 2}, "sets": {}}
+    out = {}
+    for name in names:
+        per_repeat = stored["sets"].setdefault(name, {})
+        for r in range(repeats[name]):
+            if str(r) not in per_repeat:  # one child per (set, repetition), cached as it ends
+                per_repeat[str(r)] = run_peer(name, r, n_folds)
+                cache.write_text(json.dumps(stored))
+                print(f"  fasterrisk {name} repetition {r + 1}/{repeats[name]}", file=sys.stderr, flush=True)
+        out[name] = {key: [run for r in range(repeats[name]) for run in per_repeat[str(r)][key]]
+                     for key in per_repeat["0"]}
+    return out
 
 
 # --------------------------------------------------------------------------- Facets
-def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te) -> dict:
-    """What ``interp run --plugin facets --max-rows 10 --max-points 5`` fits, on one fold."""
+def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int) -> dict:
+    """What ``interp run --method facets --max-rows k --max-points 5`` fits, on one split."""
     from interp_facets import FacetsClassifierCV
     from interp_facets.features import card_features
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         design = card_features(X_tr.to_numpy(), list(X_tr.columns), raw=X_tr)
-        model = FacetsClassifierCV(max_rows=MAX_ROWS, max_points=MAX_POINTS, random_state=0)
+        model = FacetsClassifierCV(max_rows=k, max_points=MAX_POINTS, random_state=0)
         model.fit(design.X, y_tr)
-        seconds = time.perf_counter() - start
-        Z_te = design.binarizer.transform(X_te)
-        proba = model.predict_proba(Z_te)[:, 1]
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        proba = model.predict_proba(design.binarizer.transform(X_te))[:, 1]
     points = np.asarray(model.best_estimator_.points_)
-    return dict(accuracy=float(np.mean(model.predict(Z_te) == y_te)), auc=auc(y_te, proba),
-                rows=int(np.count_nonzero(points)), max_points=int(np.max(np.abs(points), initial=0)),
-                seconds=seconds)
+    card = [(str(f), int(p)) for f, p in zip(design.names, points) if p]
+    return dict(**scores(y_te, proba, y_tr, model.decision_function(design.X)), seconds=seconds, cpu=cpu,
+                rows=len(card), max_points=int(np.max(np.abs(points), initial=0)), card=card,
+                intercept=float(model.intercept_[0]), scale=float(model.gamma_))
 
 
-def facets_results(names, n_folds: int) -> dict:
+def facets_results(name: str, repeats: int, n_folds: int) -> dict:
+    """Facets at every k on every split of one set: ``{"k10": [...], "k5": [...]}``."""
     from interp.progress import Progress
 
-    out = {}
-    for name in names:
-        X, y = load(name)
-        splits = folds(y, n_folds)
-        bar = Progress(f"facets {name}", total=len(splits))
-        runs = []
-        for tr, te in splits:
-            runs.append(facets_fold(X.iloc[tr], y[tr], X.iloc[te], y[te]))
+    X, y = load(name)
+    runs = {f"k{k}": [] for k in ROWS}
+    bar = Progress(f"facets {name}", total=repeats * n_folds)
+    for r in range(repeats):
+        for tr, te in splits(y, r, n_folds):
+            for k in ROWS:
+                runs[f"k{k}"].append(facets_fold(X.iloc[tr], y[tr], X.iloc[te], y[te], k))
             bar.update()
-        bar.close()
-        out[name] = runs
-    return out
+    bar.close()
+    return runs
 
 
 # --------------------------------------------------------------------------- report
-def summary(runs: list[dict]) -> dict:
-    """Means of accuracy and AUC, the largest rows and points, the median and worst fit time."""
-    seconds = [r["seconds"] for r in runs]
-    return dict(accuracy=float(np.mean([r["accuracy"] for r in runs])),
-                auc=float(np.mean([r["auc"] for r in runs])),
-                rows=max(r["rows"] for r in runs), max_points=max(r["max_points"] for r in runs),
-                seconds=float(np.median(seconds)), worst_seconds=float(np.max(seconds)))
+def paired(ours: list[dict], peer: list[dict], key: str, test_share: float) -> tuple[float, float]:
+    """Mean paired difference (ours - peer) of ``key`` over the splits and its corrected
+    resampled standard error (Nadeau and Bengio): ``sqrt((1/J + n_test/n_train) s^2)``."""
+    d = np.array([a[key] - b[key] for a, b in zip(ours, peer)])
+    return float(d.mean()), float(np.sqrt((1 / d.size + test_share / (1 - test_share)) * d.var(ddof=1)))
 
 
-def report(ours: dict, peer: dict) -> None:
-    header = (f"{'set':<11} {'facets acc':>10} {'auc':>6} {'rows':>4} {'pts':>3} {'fit s':>7}   "
-              f"{'FR10 acc':>8} {'auc':>6} {'rows':>4} {'pts':>3} {'fit s':>7}  {'ratio':>6}   "
-              f"{'FR5 acc':>7} {'FR10bin acc':>11}")
-    print(header)
-    print("-" * len(header))
-    level = dict(accuracy=0, auc=0, both=0)
+def mean(runs: list[dict], key: str) -> float:
+    return float(np.mean([r[key] for r in runs]))
+
+
+def accuracy_table(ours: dict, peer: dict, k: int, n_folds: int) -> None:
+    """The Markdown table of one k: means, paired differences with their standard errors, the
+    mean training losses and the rows; then how many sets are at least level."""
+    key = f"k{k}"
+    print(f"\n### At most {k} rows, points in [-{MAX_POINTS}, {MAX_POINTS}]\n")
+    print("| set | splits | Facets acc | FasterRisk acc | acc diff +- SE | Facets AUC | FasterRisk AUC | "
+          "AUC diff +- SE | train loss Facets / FasterRisk | splits where Facets' train loss is lower | "
+          "rows Facets / FasterRisk |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    ahead = dict(accuracy=0, auc=0)
     for name in ours:
-        a, b = summary(ours[name]), summary(peer[name]["k10"])
-        k5 = summary(peer[name]["k5"])["accuracy"]
-        binarised = peer[name].get("k10_binarised")
-        bin_text = f"{summary(binarised)['accuracy']:.3f}" if binarised else "-"
-        acc_ok = a["accuracy"] >= b["accuracy"] - TOLERANCE
-        auc_ok = a["auc"] >= b["auc"] - TOLERANCE
-        level["accuracy"] += acc_ok
-        level["auc"] += auc_ok
-        level["both"] += acc_ok and auc_ok
-        print(f"{name:<11} {a['accuracy']:>10.3f} {a['auc']:>6.3f} {a['rows']:>4} {a['max_points']:>3} "
-              f"{a['seconds']:>7.2f}   {b['accuracy']:>8.3f} {b['auc']:>6.3f} {b['rows']:>4} "
-              f"{b['max_points']:>3} {b['seconds']:>7.2f}  {a['seconds'] / b['seconds']:>5.2f}x   "
-              f"{k5:>7.3f} {bin_text:>11}   {'level' if acc_ok and auc_ok else 'behind'}")
+        a, b = ours[name][key], peer[name][key]
+        cells = []
+        for metric in ("accuracy", "auc"):
+            diff, se = paired(a, b, metric, 1 / n_folds)
+            ahead[metric] += diff >= 0
+            cells += [f"{mean(a, metric):.4f}", f"{mean(b, metric):.4f}", f"{diff:+.4f} +- {se:.4f}"]
+        rows = f"{max(r['rows'] for r in a)} / {max(r['rows'] for r in b)}"
+        lower = sum(r["train_loss"] < q["train_loss"] for r, q in zip(a, b))
+        print(f"| {name} | {len(a)} | {' | '.join(cells)} | {mean(a, 'train_loss'):.4f} / {mean(b, 'train_loss'):.4f} "
+              f"| {lower}/{len(a)} | {rows} |")
     n = len(ours)
-    print(f"\nFacets within {TOLERANCE} of FasterRisk k=10: accuracy on {level['accuracy']}/{n} sets, "
-          f"AUC on {level['auc']}/{n}, both on {level['both']}/{n}.")
-    print("fit s: median over folds of one whole fit (Facets: design + card search + refit; "
-          "FasterRisk: optimize); ratio = Facets / FasterRisk k=10. rows and pts: the largest over folds.")
-    worst = {name: summary(ours[name])["worst_seconds"] / summary(peer[name]["k10"])["worst_seconds"]
-             for name in ours}
-    print("worst-fold fit ratio: " + ", ".join(f"{k} {v:.2f}x" for k, v in worst.items()))
+    print(f"\nPaired difference >= 0: accuracy on {ahead['accuracy']}/{n} sets, AUC on {ahead['auc']}/{n}.")
+
+
+def timing_table(ours: dict, timed: dict) -> None:
+    """CPU seconds of one whole Facets fit and of one FasterRisk k = 10 fit on the same splits,
+    timed in this run, their ratios (median and worst over those splits) and the wall-clock
+    medians.  Both run on one thread, so CPU time is their running time on an idle core; on a
+    shared machine it is the measure that the others' load disturbs least."""
+    print("\n### Fit time: one whole Facets fit against one FasterRisk fit, k = 10\n")
+    print("| set | splits | Facets CPU s, median | FasterRisk CPU s, median | ratio, median | ratio, worst | "
+          "wall s, median: Facets / FasterRisk |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    medians, worst = [], []
+    for name, peer_runs in timed.items():
+        mine = ours[name]["k10"][: len(peer_runs)]
+        cpu_ours, cpu_peer = (np.array([r["cpu"] for r in runs]) for runs in (mine, peer_runs))
+        ratio = cpu_ours / cpu_peer
+        medians.append(np.median(ratio))
+        worst.append(ratio.max())
+        wall = "{:.4f} / {:.4f}".format(*(np.median([r["seconds"] for r in runs]) for runs in (mine, peer_runs)))
+        print(f"| {name} | {ratio.size} | {np.median(cpu_ours):.4f} | {np.median(cpu_peer):.4f} | "
+              f"{np.median(ratio):.3f}x | {ratio.max():.3f}x | {wall} |")
+    print(f"\nFacets faster (median ratio below 1) on {sum(m < 1 for m in medians)}/{len(medians)} sets, "
+          f"on every timed split on {sum(w < 1 for w in worst)}/{len(worst)}.")
+
+
+def trailing_cards(ours: dict, peer: dict, columns: dict) -> None:
+    """For every (set, k) where Facets trails on accuracy or AUC: whose search found the lower
+    training loss, how often, and both cards on the split where FasterRisk's card beats ours
+    on the training loss by the most (else the first split)."""
+    print("\n### Where Facets trails\n")
+    for name in ours:
+        for k in ROWS:
+            key = f"k{k}"
+            a, b = ours[name][key], peer[name][key]
+            behind = [m for m in ("accuracy", "auc") if paired(a, b, m, 0.1)[0] < 0]
+            if not behind:
+                continue
+            gap = np.array([r["train_loss"] - q["train_loss"] for r, q in zip(a, b)])
+            lower = int((gap < 0).sum())
+            where = int(np.argmax(gap)) if gap.max() > 0 else 0
+            verdict = ("the search is not the limit there: Facets' card fits the training part better and "
+                       "generalises slightly worse" if lower > gap.size / 2 else
+                       "FasterRisk's search finds better-fitting cards on most splits")
+            fr = [(c, p) for c, p in zip(columns[name], b[where]["points"]) if p]
+            print(f"**{name}, k = {k}** (behind on {' and '.join(behind)}): Facets' training loss is lower on "
+                  f"{lower} of {gap.size} splits; {verdict}. On split {where + 1}, Facets (train loss "
+                  f"{a[where]['train_loss']:.4f}, test accuracy {a[where]['accuracy']:.3f}): "
+                  + ", ".join(f"`{f}` {p:+d}" for f, p in a[where]["card"])
+                  + f". FasterRisk (train loss {b[where]['train_loss']:.4f}, test accuracy "
+                  f"{b[where]['accuracy']:.3f}): " + ", ".join(f"`{f}` {p:+d}" for f, p in fr) + ".\n")
+
+
+def report(ours: dict, peer: dict, timed: dict, repeats: dict, n_folds: int) -> None:
+    most = max(repeats.values())
+    fewer = [f"{name} {r} (FasterRisk's fits too slow for more in this run)"
+             for name, r in repeats.items() if r < most]
+    print(f"{most} repetitions x {n_folds} folds (StratifiedKFold, shuffle=True, random_state = "
+          f"repetition)" + (f"; fewer repetitions on {', '.join(fewer)}" if fewer else "")
+          + "; diff = Facets - FasterRisk, averaged over a set's paired splits; "
+          "SE: Nadeau and Bengio's corrected resampled standard error; train loss: mean training "
+          "log-loss of the card on its training part.")
+    for k in ROWS:
+        accuracy_table(ours, peer, k, n_folds)
+    timing_table(ours, timed)
+    columns = {name: list(load(name)[0].columns) for name in ours}
+    trailing_cards(ours, peer, columns)
+
+
+def per_set(text: str) -> dict:
+    """``"adult=1,spam=2"`` as ``{"adult": 1, "spam": 2}`` (an argparse type)."""
+    out = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        if name not in SETS or not value.isdigit():
+            raise argparse.ArgumentTypeError(f"expected NAME=COUNT with NAME among {', '.join(SETS)}, got {item!r}")
+        out[name] = int(value)
+    return out
+
+
+def timed_peer(names, timed_folds: dict, n_folds: int):
+    """FasterRisk re-timed at k = 10 on the first ``timed_folds[name]`` splits of repetition 0 of
+    every set, one child at a time in a thread beside the caller's Facets fits: a dict of futures."""
+    runner = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    futures = {name: runner.submit(run_peer, name, 0, n_folds, timed_folds[name])
+               for name in names if timed_folds[name]}
+    runner.shutdown(wait=False)
+    return futures
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(SETS), help="comma-separated set names")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--set-repeats", type=per_set, default={}, help="fewer repetitions on some sets: adult=1")
     parser.add_argument("--folds", type=int, default=10)
+    parser.add_argument("--timed-folds", type=int, default=5, help="splits FasterRisk is re-timed on (0: none)")
+    parser.add_argument("--set-timed-folds", type=per_set, default={}, help="fewer timed splits on some sets")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/fasterrisk_results.json"))
     parser.add_argument("--refresh-peer", action="store_true", help="re-run FasterRisk even if cached")
     parser.add_argument("--peer-only", action="store_true", help="run FasterRisk only (fills the cache)")
+    parser.add_argument("--page", action="store_true", help="also write docs/benchmarks/facets-fasterrisk.md")
     parser.add_argument("--peer-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--timing", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = sorted(set(names) - set(SETS))
     if unknown:
         parser.error(f"unknown set(s) {', '.join(unknown)}; known: {', '.join(SETS)}")
     if args.peer_worker:
-        print(json.dumps(peer_worker(names, args.folds)))
+        print(json.dumps(peer_worker(names[0], args.repeat, args.folds,
+                                     args.timed_folds if args.timing else None)))
         return
-    peer = peer_results(names, args.folds, args.cache, args.refresh_peer)
+    repeats = {name: args.set_repeats.get(name, args.repeats) for name in names}
     if args.peer_only:
-        for name in names:
-            print(name, {key: summary(runs) for key, runs in peer[name].items()})
+        peer_results(names, repeats, args.folds, args.cache, args.refresh_peer)
         return
-    report(facets_results(names, args.folds), peer)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from page import page
+
+    with page("facets-fasterrisk", "Facets against FasterRisk", enabled=args.page, about=__doc__):
+        timing = timed_peer(names, {name: args.set_timed_folds.get(name, args.timed_folds) for name in names},
+                            args.folds)
+        ours = {name: facets_results(name, repeats[name], args.folds) for name in names}
+        timed = {name: future.result()["k10"] for name, future in timing.items()}
+        peer = peer_results(names, repeats, args.folds, args.cache, args.refresh_peer)
+        report(ours, peer, timed, repeats, args.folds)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ OVER = [
     ("facets", "--max-iter", "100001", "100,000"),
     ("facets", "--n-thresholds", "1000000", "50"),
     ("facets", "--max-points", "101", "100"),
+    ("facets", "--pool", "1001", "1,000"),
     ("featurevec", "--paths", "1000000000", "10,000,000"),
     ("featurevec", "--bootstrap", "1000000000", "1,000"),
     ("featurevec", "--window", "101", "100"),

@@ -313,14 +313,15 @@ def _unknown_method(name: str) -> None:
     fail(f"unknown method {name!r}; available: {available}")
 
 
-def _load_data(data: str | None, target: str | None, dataset: str | None) -> Dataset:
-    """The data named by --data/--target or --dataset, or a one-line exit 2."""
+def _load_data(data: str | None, target: str | None, dataset: str | None, missing: bool = False) -> Dataset:
+    """The data named by --data/--target or --dataset, or a one-line exit 2; ``missing``: keep
+    missing numbers (a method that takes them will run)."""
     if (data is None) == (dataset is None):
         fail("give either --data FILE.csv --target COLUMN or --dataset NAME (see interp datasets)")
     if data is not None and target is None:
         fail("--data needs --target naming the label column")
     try:
-        return load_dataset(dataset if dataset is not None else data, target)
+        return load_dataset(dataset if dataset is not None else data, target, missing=missing)
     except InterpError as err:
         fail(str(err))
     raise AssertionError("unreachable")
@@ -371,7 +372,7 @@ def _run(method: str, data: str | None, target: str | None, dataset: str | None,
     refusal = model_refusal(_loaded_registry().methods[method]) if model_file is not None else None
     if refusal:
         fail(refusal)  # before the file is unpickled
-    loaded = _load_data(data, target, dataset)
+    loaded = _load_data(data, target, dataset, missing=getattr(_loaded_registry().methods.get(method), "missing", False))
     try:
         if out:
             check_run_folder(out)
@@ -462,13 +463,13 @@ def report_command(data: str | None, target: str | None, dataset: str | None, me
     not run on the data (the page is written in both cases and shows why)."""
     from .report import anchors, page_html
 
-    loaded = _load_data(data, target, dataset)
     registered = _loaded_registry().methods
     names = [p.strip() for p in methods.split(",") if p.strip()] if methods else sorted(registered)
     names = list(dict.fromkeys(names))
     for name in names:
         if name not in registered:
             _unknown_method(name)
+    loaded = _load_data(data, target, dataset, missing=any(registered[name].missing for name in names))
     folders = anchors(names)
     _check_report_folder(Path(out), folders)
     parts, failures = [], {}

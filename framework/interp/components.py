@@ -592,7 +592,9 @@ class Method:
     plugin name, version and data set of the result, and its ``params`` with the resolved
     options (and the seed) under the ones the method gives.  ``run`` is a callable or a ``"package.module:function"`` string,
     imported only when the method runs, so that listing plugins stays fast.  ``task`` is
-    "classification", "regression" or "any": what target the method needs.
+    "classification", "regression" or "any": what target the method needs.  ``missing``: the
+    method takes rows with missing numbers (NaN in ``data.X`` and ``data.raw``); for any other
+    method the core refuses such data in one line before ``run`` is called.
     ``explains_model`` declares that the method explains a fitted model the user supplies
     (``ctx.model``, from ``--model-file``); for any other method the command line refuses the
     file before unpickling it.
@@ -604,6 +606,7 @@ class Method:
     options: tuple[Option, ...] = attrs.field(default=(), converter=tuple)
     task: str = "any"
     plugin: str = ""
+    missing: bool = False
     explains_model: bool = False
 
     kind: ClassVar[str] = "method"

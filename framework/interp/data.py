@@ -115,6 +115,11 @@ class Dataset:
 
         return pd.DataFrame(self.X, columns=list(self.feature_names))
 
+    def check_complete(self) -> None:
+        """Raise an InputError naming the first missing number (for a method that cannot take
+        missing values; see ``load_dataset(..., missing=True)``)."""
+        check_finite(self.X, self.feature_names)
+
     def require(self, task: str) -> None:
         """Raise an InputError unless the target suits a method that needs ``task``."""
         if task == "any":
@@ -223,8 +228,9 @@ def _check_unique(names: Sequence[str], message: str) -> None:
         seen.add(name)
 
 
-def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data") -> Dataset:
-    """Validate a DataFrame whose column ``target`` is the label."""
+def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data", missing: bool = False) -> Dataset:
+    """Validate a DataFrame whose column ``target`` is the label; with ``missing``, a missing
+    number stays NaN in ``X`` (infinities are still refused)."""
     if frame.shape[1] == 0 or frame.shape[0] == 0:
         raise InputError(f"data set {name!r} is empty")
     frame = frame.rename(columns=str)
@@ -239,7 +245,7 @@ def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data") -> D
         raise InputError(f"data set {name!r} has no feature columns besides the target")
     X, names, categorical = _encode(features)
     _check_unique(names, "two features are named {} (a column, and a level of a text column); rename the column")
-    check_finite(X, names)
+    check_finite(np.where(np.isnan(X), 0.0, X) if missing else X, names)
     y = _target(frame[target]) if target is not None else None
     return Dataset(X, y, tuple(names), target or "", name, features.reset_index(drop=True), categorical)
 
@@ -293,12 +299,15 @@ def read_csv(path: str | Path) -> pd.DataFrame:
 
 
 def load_dataset(
-    source: Any, target: str | None = None, *, y: Any = None, feature_names: Sequence[str] | None = None
+    source: Any, target: str | None = None, *, y: Any = None, feature_names: Sequence[str] | None = None,
+    missing: bool = False,
 ) -> Dataset:
     """Load data for a method.
 
     ``source`` is a bundled data-set name (``interp datasets`` lists them), a CSV path, a
     pandas DataFrame (with ``target`` naming the label column) or a numeric array (with ``y``).
+    A missing number in a table is an error unless ``missing`` (for methods that take them:
+    ``Method.missing``), when it stays NaN.
     """
     if isinstance(source, Dataset):
         return source
@@ -306,20 +315,20 @@ def load_dataset(
     if pd is not None and isinstance(source, pd.DataFrame):
         if y is not None:
             return from_arrays(source.to_numpy(), y, list(map(str, source.columns)))
-        return from_frame(source, target)
+        return from_frame(source, target, missing=missing)
     if isinstance(source, (str, Path)):
         if str(source) in BUNDLED and not Path(source).exists():
             info = BUNDLED[str(source)]
             ref = resources.files("interp") / "datasets" / info.file
             with resources.as_file(ref) as path:
                 frame = read_csv(path)
-            return from_frame(frame, target or info.target, name=info.name)
+            return from_frame(frame, target or info.target, name=info.name, missing=missing)
         if target is None:
             if not Path(source).exists():
                 known = ", ".join(BUNDLED)
                 raise InputError(f"unknown data set {str(source)!r}; bundled: {known} (or a CSV path)")
             raise InputError("a CSV file needs --target naming the label column")
-        return from_frame(read_csv(source), target, name=Path(source).stem)
+        return from_frame(read_csv(source), target, name=Path(source).stem, missing=missing)
     return from_arrays(source, y, feature_names)
 
 

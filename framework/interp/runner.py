@@ -124,7 +124,8 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
     parameters.
 
     ``options`` are converted, checked and completed with their declared defaults before the
-    method sees them (``Method.resolve_options``).  The result's ``params`` are those resolved
+    method sees them (``Method.resolve_options``).  Data with missing numbers reach only a method
+    that declares it takes them (``Method.missing``).  The result's ``params`` are those resolved
     options and the seed, updated with the ``params`` the method returns: a method gives only
     what it resolved further (a chosen value, a default that depends on the data).  An
     ``InputError`` from the method passes through (bad input); anything else it raises, and a
@@ -138,6 +139,8 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
     method = resolve("methods", name)
     check_context(method, ctx)
     data.require(method.task)
+    if not method.missing:
+        data.check_complete()
     resolved = method.resolve_options(options)
     with blame(method):
         run = method.load()

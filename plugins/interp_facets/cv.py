@@ -21,7 +21,9 @@ from .path import fit_path
 from .penalties import L2
 from .problem import Objective, null_threshold
 from .refit import refit_scale, usable
-from .search import GridSearch, RowLimits, local_search, search_grid
+from .pool import card_pool, check_pool, feature_shares, pool_table
+from .search import GridSearch, local_search, search_grid
+from .space import CardSpace, RowLimits, group_labels, space_of
 from .snap import integrity_rows, snap_to_grid
 from .solver import SolverOptions, solve
 from .validation import (MAX_CV_ROWS, check_eps, check_fit_memory, check_max_cv_rows, check_max_iter,
@@ -36,9 +38,9 @@ GRID, ROWS_GRID = (24, 100), (3, 12)
 
 def grid_load(gammas, betas, *, max_rows, folds: int, n_jobs) -> tuple[int, int]:
     """(grid points, paths run at once) of a search whose grid is given as counts (None:
-    :data:`GRID`, or :data:`ROWS_GRID` with ``max_rows``) or as arrays of values: the card
-    search (``max_rows``) runs its paths one at a time, the CV grid ``n_jobs`` of its (fold,
-    gamma) paths at once."""
+    :data:`GRID`, or :data:`ROWS_GRID` with ``max_rows``, any truthy value: a card search) or
+    as arrays of values: the card search runs its paths one at a time, the CV grid ``n_jobs``
+    of its (fold, gamma) paths at once."""
     def size(given, default: int) -> int:
         if given is None:
             return default
@@ -185,11 +187,15 @@ class _FacetsCVBase(BaseEstimator):
 
     _loss = "squared"
     _estimator_class = FacetsRegressor
+    # the defaults, for a model pickled before these parameters existed
+    max_features = monotone = point_bounds = groups = pool = None
+    pool_tol = 0.05
 
     def __init__(self, gammas=None, betas=None, cv=5, *, gamma_range=None, beta_decades=5.0,
                  penalty="scf", eps=0.01, penalty_params=None, solver="newton", tol=1e-4,
                  max_iter=2000, fit_intercept=True, refit_scale=True, snap_tol=1e-4, n_jobs=None,
-                 random_state=0, max_cv_rows=MAX_CV_ROWS, max_points=5, max_rows=None):
+                 random_state=0, max_cv_rows=MAX_CV_ROWS, max_points=5, max_rows=None, max_features=None,
+                 monotone=None, point_bounds=None, groups=None, pool=None, pool_tol=0.05):
         """One keyword per hyperparameter, stored as given: scikit-learn's estimator contract
         (``get_params``, ``set_params`` and ``clone`` read them back by name, and checks wait
         for ``fit``), so they cannot be grouped into a record."""
@@ -212,6 +218,12 @@ class _FacetsCVBase(BaseEstimator):
         self.max_cv_rows = max_cv_rows
         self.max_points = max_points
         self.max_rows = max_rows
+        self.max_features = max_features
+        self.monotone = monotone
+        self.point_bounds = point_bounds
+        self.groups = groups
+        self.pool = pool
+        self.pool_tol = pool_tol
 
     # ------------------------------------------------------------------ grid
     def _grid(self, X, y_num, limits: RowLimits):
@@ -219,13 +231,13 @@ class _FacetsCVBase(BaseEstimator):
         with ``max_rows``) make geometric grids: gamma from m / 30 (m / max_points with
         ``max_rows``: the card's largest point is then about max_points) to m, the largest
         coefficient of a lightly ridge-penalised fit."""
-        n_gammas, n_betas = ROWS_GRID if limits.max_rows is not None else GRID
+        n_gammas, n_betas = ROWS_GRID if limits.searches else GRID
         n_gammas = n_gammas if self.gammas is None else self.gammas
         n_betas = n_betas if self.betas is None else self.betas
         if isinstance(n_gammas, numbers.Integral):
             if self.gamma_range is None:
                 m = reference_magnitude(X, y_num, self._loss, self.fit_intercept)
-                top_points = limits.max_points if limits.max_rows is not None and limits.max_points else 30.0
+                top_points = limits.max_points if limits.searches and limits.max_points else 30.0
                 lo, hi = m / top_points, m
             else:
                 lo, hi = (check_positive("gamma_range", g) for g in self.gamma_range)
@@ -266,9 +278,9 @@ class _FacetsCVBase(BaseEstimator):
         return 1 - ss_res / ss_tot if ss_tot > 0 else -ss_res
 
     # ------------------------------------------------------------------ fit
-    def _settings(self, limits: RowLimits) -> tuple[Objective, SolverOptions, float]:
+    def _settings(self, limits: RowLimits, space: CardSpace) -> tuple[Objective, SolverOptions, float]:
         """The checked parameters: the objective (gamma 1; each path sets its own; the box of
-        ``limits.max_points``), the solver options and the snap tolerance."""
+        ``limits.max_points`` and of ``space``), the solver options and the snap tolerance."""
         tol = check_positive("tol", self.tol)
         solver = check_solver(self.solver)
         max_iter = check_max_iter(self.max_iter)
@@ -276,7 +288,8 @@ class _FacetsCVBase(BaseEstimator):
         if self.eps is not None:
             check_eps(self.eps)
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
-                              fit_intercept=self.fit_intercept, max_points=limits.max_points)
+                              fit_intercept=self.fit_intercept, max_points=limits.max_points,
+                              bounds=space.solver_box)
         return objective, SolverOptions(solver, tol, max_iter), snap_tol
 
     def _cv_rows(self, y_orig) -> np.ndarray | None:
@@ -306,10 +319,13 @@ class _FacetsCVBase(BaseEstimator):
         refitted on every row, warm-started from the grid's solution.  ``cv_sample_`` holds the
         indices of the rows the grid ran on (None: all), ``cv_rows_`` their number and
         ``subsampled_`` whether they were fewer than all."""
-        # bad max_rows / max_points, and a grid beyond the memory budget, before any work
-        limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept)
+        # bad limits, names or bounds, and a grid beyond the memory budget, before any work
+        limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept, self.max_features)
+        space = space_of(self, X.shape[1], limits)
+        pool = check_pool(self.pool, self.pool_tol, limits)
         folds = int(self.cv) if isinstance(self.cv, numbers.Integral) else 5  # (a splitter: its scores are small)
-        points, workers = grid_load(self.gammas, self.betas, max_rows=limits.max_rows, folds=folds, n_jobs=self.n_jobs)
+        points, workers = grid_load(self.gammas, self.betas, max_rows=limits.searches, folds=folds,
+                                    n_jobs=self.n_jobs)
         check_fit_memory(*X.shape, points, workers=workers, folds=folds,
                          advice={"n_features": "select features", "n_rows": "subsample the rows",
                                  "grid_points": "fewer gammas or betas"})
@@ -318,33 +334,35 @@ class _FacetsCVBase(BaseEstimator):
         self.cv_sample_ = rows
         self.subsampled_ = rows is not None
         self.cv_rows_ = int(X.shape[0] if rows is None else rows.size)
-        if limits.max_rows is not None:
-            found = self._search_rows(X[grid_rows], y_num[grid_rows], limits)
-            self._refit_rows(X, y_orig, found)
+        if limits.searches:
+            found = self._search_rows(X[grid_rows], y_num[grid_rows], limits, space, pool)
+            self._refit_rows(X, y_orig, found, space)
+            if pool:
+                self._keep_pool(X, y_num, found, space, pool)
             return
-        self._fit_cv(X[grid_rows], y_num[grid_rows], y_orig[grid_rows], limits)
+        self._fit_cv(X[grid_rows], y_num[grid_rows], y_orig[grid_rows], limits, space)
         self._refit(X, y_orig)
 
-    def _search_rows(self, X, y_num, limits: RowLimits) -> GridSearch:
+    def _search_rows(self, X, y_num, limits: RowLimits, space: CardSpace, pool: int) -> GridSearch:
         """With ``max_rows``: each gamma's Facets path seeds an integer card search (see
         `.search.search_grid`); the card of lowest training loss wins.  No CV: the grid
         is a handful of paths, each stopped at max_rows rows, and the choice among their cards
         is by the loss the search minimises (as FasterRisk chooses among its multipliers).
         ``search_results_`` holds, per gamma, the seed's beta and rows and the searched card's
         loss, rows, largest point and moves."""
-        objective, options, _ = self._settings(limits)
+        objective, options, _ = self._settings(limits, space)
         gammas, betas = self._grid(X, y_num, limits)
         with warnings.catch_warnings(), single_threaded_blas():
             warnings.simplefilter("ignore")
             found = search_grid(X, y_num, objective, gammas, gammas[:, None] ** 2 * betas[None, :],
-                                limits, options)
+                                space, options, near=2 * pool)
         self.gammas_, self.betas_ = gammas, betas
         self.coefs_path_ = np.stack([p.coefs * g for p, g in zip(found.paths, gammas)])
         self.intercepts_path_ = np.stack([p.intercepts for p in found.paths])
         self.search_results_ = _search_results(found, gammas, betas)
         return found
 
-    def _refit_rows(self, X, y, found: GridSearch) -> None:
+    def _refit_rows(self, X, y, found: GridSearch, space: CardSpace) -> None:
         """The delivered model: ``FacetsClassifier(max_rows=...)`` at the chosen (gamma, beta),
         started from its path's fit, with the grid's card (searched again on every row when the
         grid ran on a subsample)."""
@@ -357,7 +375,7 @@ class _FacetsCVBase(BaseEstimator):
         X, y_num = est._validate(X, y)
         card = None if found.best < 0 else found.cards[g]
         if card is not None and self.subsampled_:  # the grid's card, searched again on every row
-            card = local_search(X, y_num, card.points, self._loss, self.max_rows, self.max_points)
+            card = local_search(X, y_num, card.points, self._loss, space)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est._fit(X, y_num, self.coefs_path_[g, b], self.intercepts_path_[g, b], card=card)
@@ -371,7 +389,38 @@ class _FacetsCVBase(BaseEstimator):
             penalty_params=self.penalty_params, solver=self.solver, tol=self.tol,
             max_iter=self.max_iter, fit_intercept=self.fit_intercept, refit_scale=self.refit_scale,
             snap_tol=self.snap_tol, max_points=self.max_points, max_rows=self.max_rows,
+            max_features=self.max_features, monotone=self.monotone, point_bounds=self.point_bounds,
+            groups=self.groups,
         )
+
+    def _keep_pool(self, X, y_num, found: GridSearch, space: CardSpace, size: int) -> None:
+        """``pool_`` (the near-optimal cards, best first: see `.pool`), ``cards_`` (their
+        table), ``feature_share_`` (per feature, the share of them using it); the best becomes
+        the model (``select_card(0)``)."""
+        searched = [c for c in found.cards if c is not None]
+        candidates = [self.points_[None, :]] + [c.points[None, :] for c in searched]
+        candidates += [c.near for c in searched if c.near is not None and c.near.size]
+        self.pool_ = card_pool(X, y_num, np.vstack(candidates), self._loss, space, size, float(self.pool_tol))
+        names = getattr(self, "feature_names_in_", None)
+        names = [f"x{j}" for j in range(X.shape[1])] if names is None else [str(n) for n in names]
+        labels = np.array(names) if self.groups is None else group_labels(self.groups, X.shape[1])
+        self.cards_ = pool_table(self.pool_, X, y_num, names, self._loss, space)
+        self.feature_share_ = feature_shares(self.pool_, labels)
+        self.select_card(0)
+
+    def select_card(self, i: int):
+        """Make card ``i`` of the pool (``cards_``, best first) the model: ``predict``,
+        ``score``, ``predict_proba`` and the card's points, scale and intercept (``points_``,
+        ``gamma_``, ``intercept_``, ``coef_``, here and in ``best_estimator_``) are then its.
+        Returns self."""
+        check_is_fitted(self, "pool_")
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not -len(self.pool_) <= i < len(self.pool_):
+            raise InputError(f"select_card takes a card number from 0 to {len(self.pool_) - 1}, got {i!r}")
+        est = self.best_estimator_
+        est._store_card(self.pool_[int(i)], float(est.gamma))
+        self._adopt(est)
+        self.selected_card_ = int(i) % len(self.pool_)
+        return self
 
     def _adopt(self, est) -> None:
         """``est`` becomes ``best_estimator_``, its card this search's."""
@@ -380,10 +429,10 @@ class _FacetsCVBase(BaseEstimator):
                      "scale_", "penalty_", "penalty_params_", "data_min_", "data_max_"):
             setattr(self, name, getattr(est, name))
 
-    def _fit_cv(self, X, y_num, y_orig, limits: RowLimits):
+    def _fit_cv(self, X, y_num, y_orig, limits: RowLimits, space: CardSpace):
         """One path per (fold or whole data, gamma), run through joblib; gathered in a
         `GridTally`, from which ``cv_results_`` and the chosen point come."""
-        objective, options, snap_tol = self._settings(limits)
+        objective, options, snap_tol = self._settings(limits, space)
         gammas, betas = self._grid(X, y_num, limits)
         splitter = self._splitter()
         splits = list(splitter.split(X, y_orig) if hasattr(splitter, "split") else splitter)
@@ -509,6 +558,15 @@ class FacetsClassifierCV(CardExports, ClassifierMixin, _FacetsCVBase):
     caps the card's rows: the grid is then a few paths (``gammas`` and ``betas`` default to 3
     and 12), each seeding an integer local search, and the card of lowest training loss wins
     (see `.search`; no CV, so there is no ``cv_results_`` but ``search_results_``).
+    ``max_features``, ``monotone``, ``point_bounds`` and ``groups`` are FacetsClassifier's (see
+    `.space`).
+
+    ``pool`` (None, or N >= 1, with the card search) keeps up to N near-optimal cards, whose
+    training loss is within ``pool_tol`` (default 0.05, relative) of the best card's, of each
+    set of rows the best (see `.pool`): ``pool_`` (the cards, best first), ``cards_`` (their
+    table: rows, loss, training accuracy and AUC), ``feature_share_`` (per feature, or per
+    group with ``groups``, the share of those cards that use it) and ``select_card(i)``, which
+    makes card i the model (``selected_card_`` says which one is).
     """
 
     _loss = "logistic"

@@ -59,8 +59,9 @@ class Logistic(Datafit):
     """``sum log(1 + exp(-y z)) / n``, y in {-1, +1}.
 
     ``value`` sums ``max(m, 0) + log1p(exp(-|m|))`` with ``m = -y z`` (the solvers' objective,
-    whose every bit decides a backtracking test); ``column_values`` uses ``logaddexp``, which is
-    vectorised over columns.  The two agree to rounding.
+    whose every bit decides a backtracking test); ``column_values`` is the same per column
+    (vectorised over columns, in place; ``logaddexp`` gives the same to rounding at three times
+    the cost).
     """
 
     name = "logistic"
@@ -87,7 +88,13 @@ class Logistic(Datafit):
         return -y * s / n, s * (1.0 - s) / n
 
     def column_values(self, Z, y):
-        return np.logaddexp(0.0, -y[:, None] * Z).mean(axis=0)
+        M = -y[:, None] * Z
+        out = np.abs(M)
+        np.negative(out, out=out)
+        np.exp(out, out=out)
+        np.log1p(out, out=out)
+        out += np.maximum(M, 0.0, out=M)
+        return out.mean(axis=0)
 
     def null_intercept(self, y):
         """The log-odds of the positive class."""

@@ -18,7 +18,8 @@ from interp.blas import single_threaded_blas
 from .export import CardExports
 from .problem import Objective, SolveResult
 from .refit import refit_scale, usable
-from .search import Card, RowLimits, local_search
+from .search import Card, local_search
+from .space import RowLimits, space_of
 from .snap import GRID_ATOL, integrity_rows, on_grid, snap_to_grid
 from .solver import SolverOptions, WarmStart, solve
 from .validation import (check_fit_memory, check_max_iter, check_positive, check_snap_tol, check_solver,
@@ -57,10 +58,13 @@ class _FacetsBase(BaseEstimator):
     """
 
     _loss = "squared"
+    # the defaults, for a model pickled before these parameters existed
+    max_features = monotone = point_bounds = groups = None
 
     def __init__(self, lam=0.01, gamma=1.0, *, penalty="scf", eps=0.01, penalty_params=None,
                  solver="newton", tol=1e-4, max_iter=2000, fit_intercept=True, refit_scale=True,
-                 snap_tol=1e-4, warm_start=False, max_points=5, max_rows=None):
+                 snap_tol=1e-4, warm_start=False, max_points=5, max_rows=None, max_features=None,
+                 monotone=None, point_bounds=None, groups=None):
         """One keyword per hyperparameter, stored as given: scikit-learn's estimator contract
         (``get_params``, ``set_params`` and ``clone`` read them back by name, and checks wait
         for ``fit``), so they cannot be grouped into a record."""
@@ -78,6 +82,10 @@ class _FacetsBase(BaseEstimator):
         self.warm_start = warm_start
         self.max_points = max_points
         self.max_rows = max_rows
+        self.max_features = max_features
+        self.monotone = monotone
+        self.point_bounds = point_bounds
+        self.groups = groups
 
     def _fit(self, X, y_num, coef_init=None, intercept_init=None, card: Card | None = None) -> None:
         """Check the parameters, resolve the penalty, solve, snap, refit the scale (or, with
@@ -87,10 +95,11 @@ class _FacetsBase(BaseEstimator):
         gamma = check_positive("gamma", self.gamma)
         tol = check_positive("tol", self.tol)
         snap_tol = check_snap_tol(self.snap_tol)
-        limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept)
+        limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept, self.max_features)
+        space = space_of(self, X.shape[1], limits)
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
                               gamma=gamma, fit_intercept=bool(self.fit_intercept),
-                              max_points=limits.max_points)
+                              max_points=limits.max_points, bounds=space.solver_box)
         options = SolverOptions(check_solver(self.solver), tol, check_max_iter(self.max_iter))
         check_fit_memory(*X.shape, advice={"n_features": "select features", "n_rows": "subsample the rows"})
         start = self._start(X, gamma, coef_init, intercept_init)
@@ -105,9 +114,9 @@ class _FacetsBase(BaseEstimator):
             )
         self._store(X, y_num, res, objective, lam, snap_tol)
         self.search_steps_ = 0
-        if limits.max_rows is not None:
+        if limits.searches:
             if card is None and np.any(self.points_):
-                card = local_search(X, y_num, self.coef_grid_, self._loss, limits.max_rows, limits.max_points)
+                card = local_search(X, y_num, self.coef_grid_, self._loss, space)
             if card is not None:
                 self._store_card(card, objective.gamma)
 
@@ -217,6 +226,23 @@ class FacetsRegressor(CardExports, RegressorMixin, _FacetsBase):
         (its smallest rows dropped past ``max_rows``) is then improved by an integer local search
         on the training loss, the scale and intercept re-fitted at every move (see
         `.search`); ``search_steps_`` counts its moves.  Needs ``fit_intercept``.
+    max_features : int >= 1 or None
+        At most this many features on the card (default None: no limit), a feature being a
+        group of rows (``groups``): a card may give an age three bands for one feature of its
+        budget.  Like ``max_rows``, it makes the fit a card search.
+    monotone : dict or sequence or None
+        Directions a feature's points must keep: ``{"age": +1}`` (a larger age never lowers the
+        score: every row of the feature, or the column so named, has points >= 0), ``-1`` (<=
+        0), ``0`` (free); or one entry per column.  A key names a group of ``groups`` or a
+        column.  ``card_features(...).monotone({...})`` gives the per-column form for a card's
+        design, leaving out the rows that do not rise with the value ("is missing", text levels).
+    point_bounds : dict or sequence or None
+        ``{"age >= 50": (0, 3)}``: the points a row (a column name) or every row of a feature
+        (a group) may take, within ``max_points``; each pair must hold 0.
+    groups : sequence or None
+        One label per column; columns with one label are one feature for ``max_features`` and
+        for the keys of ``monotone`` and ``point_bounds`` (``card_features(...).groups``: the
+        original column of each readable row).  None: every column is its own feature.
 
     Attributes
     ----------

@@ -155,8 +155,9 @@ def card_model(model) -> CardModel:
 
 def predict_score(model, X) -> np.ndarray:
     """The card's total for each row of ``X`` (the user's columns): integers when every total is
-    one (0/1 columns and integer codes), else floats."""
-    card = card_model(model)
+    one (0/1 columns and integer codes), else floats.  A model that is not fully integral has
+    no card (its rounded points would be another model): an InputError, as for every export."""
+    card = card_model(model).checked_integral()
     design = card.binarizer.transform(X) if card.binarizer is not None else _design(card.estimator, X)
     totals = np.asarray(design, dtype=float) @ card.points().astype(float)
     return totals.astype(np.int64) if np.all(totals == np.round(totals)) else totals
@@ -171,7 +172,7 @@ def _design(estimator, X) -> np.ndarray:
 def card_frame(model) -> pd.DataFrame:
     """The card: its rows with non-zero points, largest |points| first (ties in column order),
     as columns ``feature`` and ``points``."""
-    card = card_model(model)
+    card = card_model(model).checked_integral()
     rows = [(name, int(p)) for name, p in zip(card.names, card.points()) if p != 0]
     rows.sort(key=lambda row: -abs(row[1]))
     return pd.DataFrame(rows, columns=["feature", "points"]).astype({"points": "int64"})

@@ -13,11 +13,16 @@ integer codes counted per unit) that read at a glance and never say the same thi
 * integer columns with at least `MIN_UNIT_LEVELS` levels, and at most ``max_levels`` of
   them or spanning at most `MAX_UNIT_RANGE` units (a code 1..10, a count, an age in
   years), get a per-unit column, the value itself (named ``col (1-10)``: the card's row adds its
-  points times the value), beside ``n_thresholds`` round thresholds for a bend in its effect.
-  A threshold at every level would spend the card's rows following a nearly linear effect step
-  by step; the search chooses between the unit column and the thresholds;
+  points times the value).  A threshold at every level would spend the card's rows following a
+  nearly linear effect step by step.  A code of at most ``max_levels`` levels (a rating 1..10)
+  gets the per-unit column alone: its steps are the scale's own, and thresholds beside it let a
+  card zig-zag (``+1 per unit`` and ``>= 5: -5``) to fit noise.  A longer range (ages, counts)
+  also gets ``n_thresholds`` round thresholds, for a bend in its effect (``age >= 60``); the
+  search chooses between the unit column and the thresholds;
 * 0/1 columns are kept as they are, text columns are one-hot (``col = level``; a two-level text
-  column keeps one level, the rarer one); a missing value is a column ``col = missing``;
+  column keeps one level, the rarer one); a missing number is a level of its own, the row
+  ``col is missing`` (1 where the value is missing, and 0 in every threshold of the column), never
+  an error and never a value made up for it;
 * no column appears twice, and no column beside its complement (``Male`` and ``Female``, or
   ``x >= t`` and ``x < t``): of each such group the first is kept.
 
@@ -64,8 +69,30 @@ MAX_DIGITS = 2
 @attrs.frozen(eq=False)
 class CardFeatures(BinaryFeatures):
     """The design a card is written in (0/1 columns and per-unit integer codes): ``X``, its
-    ``names`` and the fitted ``binarizer`` (a `CardBinarizer`; None when the columns
-    are used as given, ``binarize`` never)."""
+    ``names``, the fitted ``binarizer`` (a `CardBinarizer`; None when the columns are
+    used as given, ``binarize`` never) and per column its ``groups`` (the original column it
+    comes from: the estimators' ``groups``, so that a column's thresholds count as one feature)
+    and whether it ``rises`` with that column's value (thresholds, per-unit codes, 0/1 columns;
+    not "is missing" nor a text level)."""
+
+    groups: tuple[str, ...] = ()
+    rises: tuple[bool, ...] = ()
+
+    def monotone(self, directions) -> tuple[int, ...]:
+        """The per-column form of ``{"age": +1, ...}`` (original columns, as in ``groups``) for
+        the estimators' ``monotone``: the direction on every row of the column that rises with
+        its value, 0 elsewhere; an unknown or text-only column is a one-line InputError."""
+        out = [0] * len(self.names)
+        for col, direction in dict(directions).items():
+            rows = [j for j, g in enumerate(self.groups) if g == str(col)]
+            if not rows:
+                raise InputError(f"monotone names {col!r}, which is not a column of the data "
+                                 f"(columns: {', '.join(dict.fromkeys(self.groups))})")
+            if not any(self.rises[j] for j in rows):
+                raise InputError(f"monotone: {col!r} is a text column, whose levels have no order")
+            for j in rows:
+                out[j] = direction if self.rises[j] else 0
+        return tuple(out)
 
 
 def _significant_digits(t: float) -> int:
@@ -172,8 +199,9 @@ class _Units:
 def _numeric_encoding(numeric: pd.Series, n_thresholds: int, max_levels: int) -> tuple:
     """(kind, info) for a numeric column: ("binary", None) for 0/1, ("splits", [_Split...])
     for ordinal codes with few levels (every level but the lowest) and for many-valued columns
-    (round quantile thresholds), ("units", _Units) for integer codes with more levels and for
-    integer columns of a short range (see the module docstring)."""
+    (round quantile thresholds), ("units", _Units) for integer codes with more levels (the
+    per-unit column alone) and for integer columns of a short range (the per-unit column and
+    round thresholds; see the module docstring)."""
     values = np.sort(numeric.dropna().to_numpy(dtype=float))
     distinct = np.unique(values)
     if distinct.size and np.isin(distinct, (0.0, 1.0)).all():
@@ -181,8 +209,9 @@ def _numeric_encoding(numeric: pd.Series, n_thresholds: int, max_levels: int) ->
     integer = bool(np.all(distinct == np.round(distinct)))
     if integer and distinct.size >= MIN_UNIT_LEVELS and (
             distinct.size <= max_levels or distinct[-1] - distinct[0] <= MAX_UNIT_RANGE):
-        splits = _quantile_splits(values, distinct, n_thresholds, integer)
-        return "units", _Units(float(distinct[0]), float(distinct[-1]), tuple(splits))
+        code = distinct.size <= max_levels  # a short code: its levels are the steps, no thresholds
+        splits = () if code else tuple(_quantile_splits(values, distinct, n_thresholds, integer))
+        return "units", _Units(float(distinct[0]), float(distinct[-1]), splits)
     if distinct.size <= max_levels:
         return "splits", [_Split(float(t)) for t in distinct[1:]]
     return "splits", _quantile_splits(values, distinct, n_thresholds, integer)
@@ -255,7 +284,18 @@ class CardBinarizer(TabularBinarizer):
             names = [info.name(col)] + [split.name(col) for split in info.splits]
         else:
             names = [col] if kind == "binary" else [split.name(col) for split in info]
-        return (kind, info, has_missing), names + ([f"{col} = {_MISSING}"] if has_missing else [])
+        return (kind, info, has_missing), names + ([f"{col} is {_MISSING}"] if has_missing else [])
+
+    def column_layout(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per kept output column: the input column it comes from, and whether it rises with that
+        column's value (not a text level, not "is missing")."""
+        check_is_fitted(self, "keep_")
+        sources, rises = [], []
+        for col, (kind, info, has_missing) in zip(self.columns_, self.encodings_):
+            count = 1 if kind == "binary" else 1 + len(info.splits) if kind == "units" else len(info)
+            sources += [str(col)] * (count + has_missing)
+            rises += [kind != "onehot_text"] * count + [False] * has_missing
+        return np.array(sources, dtype=object)[self.keep_], np.array(rises)[self.keep_]
 
     def _numeric_block(self, values: np.ndarray, kind: str, info) -> np.ndarray:
         if kind == "units":
@@ -289,5 +329,6 @@ def card_features(X, names, raw=None, *, n_thresholds: int = 3, max_levels: int 
     design = binarizer.transform(raw)
     if design.shape[1] == 0:
         raise InputError("no feature varies over the rows: a score card needs at least one")
+    sources, rises = binarizer.column_layout()
     return CardFeatures(X=design, names=tuple(str(n) for n in binarizer.get_feature_names_out()),
-                        binarizer=binarizer)
+                        binarizer=binarizer, groups=tuple(sources), rises=tuple(bool(r) for r in rises))

@@ -24,8 +24,8 @@ from .features import CardFeatures, card_features
 from .path import fit_path
 from .plots import plot_cv, plot_path, plot_risk
 from .problem import Objective
-from .render import method_sections
-from .scorecard import ScoreCard, rounded_baseline, score_card
+from .render import method_sections, pool_payload
+from .scorecard import ScoreCard, no_card_reason, rounded_baseline, score_card
 from .solver import SolverOptions
 from .validation import check_fit_memory, check_positive, check_snap_tol
 
@@ -65,11 +65,11 @@ class Baseline:
 
 
 def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas, n_betas, tol, max_iter,
-        snap_tol, baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points) -> Explanation:
+        snap_tol, baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points, pool) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
     Why so many parameters: beside ``data`` and ``ctx``, one keyword per option of
-    ``FACETS_METHOD`` (16, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
+    ``FACETS_METHOD`` (17, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
     among them), with no defaults.  The options are declared once, in ``plugin.py``; the core
     (``Method.resolve_options``) converts, checks and defaults every one, resolves the penalty
     and its parameters, and calls ``run(data, ctx, **options)``, so the signature is the option
@@ -81,26 +81,30 @@ def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas,
     design = _design(data, binarize, n_thresholds)
     X, names = design.X, list(design.names)
     check_finite(X, names)
+    if pool and not folds:
+        raise InputError("--pool needs the card search of a CV fit: leave out --lam and --gamma")
     _check_memory(data, design, folds, n_gammas, n_betas, max_rows, ctx.n_jobs)
     settings = dict(penalty=penalty, penalty_params=penalty_params, solver=solver, tol=tol, max_iter=max_iter,
-                    snap_tol=snap_tol, max_rows=max_rows or None, max_points=max_points)
+                    snap_tol=snap_tol, max_rows=max_rows or None, max_points=max_points,
+                    groups=design.groups or None)
     seed = 0 if ctx.seed is None else ctx.seed
     splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
     if folds:
         fit = _fit_cv(FacetsClassifierCV(gammas=n_gammas, betas=n_betas, cv=folds, n_jobs=ctx.n_jobs,
-                                         random_state=seed, max_cv_rows=max_cv_rows or None, **settings),
-                      X, data.y, names, splitter)
+                                         random_state=seed, max_cv_rows=max_cv_rows or None, pool=pool or None,
+                                         **settings), X, data.y, names, splitter)
     else:
         fit = _fit_fixed(FacetsClassifier(lam=lam, gamma=gamma, **settings), X, data.y, names)
-    card = score_card(fit.model, names, X, y=data.y)
-    figures = {**fit.figures, "risk": plot_risk(card)}
+    no_card = no_card_reason(fit.model)
+    card = None if no_card else score_card(fit.model, names, X, y=data.y)
+    figures = {**fit.figures, **({"risk": plot_risk(card)} if card is not None else {})}
     base = _baseline(X, data.y, names, float(fit.model.gamma_), baseline, splitter, seed, fit.cv_sample)
     accuracy = float(fit.model.score(X, data.y))
     return Explanation(
         params={"lam": fit.lam, "gamma": fit.gamma, "cv": folds},
-        metrics=_metrics(fit, card, base, accuracy),
-        payload=_payload(fit, card, base, names),
-        sections=method_sections(card, fit, base, accuracy),
+        metrics=_metrics(fit, base, accuracy),
+        payload=_payload(fit, card, base, names, no_card),
+        sections=method_sections(card, fit, base, accuracy, names, no_card),
         figures=figures,
         estimator=_saved_model(design, fit.estimator),
     )
@@ -132,14 +136,17 @@ def _design(data, binarize, n_thresholds) -> CardFeatures:
     auto, which binarises when some column is not 0/1, and always give the same design.
     """
     if binarize == "never":
+        if np.isnan(data.X).any():
+            raise InputError("missing values need the card's readable features, where a missing value "
+                             "is a row of its own ('x is missing'): leave out --binarize never")
         return CardFeatures(np.asarray(data.X, dtype=float), tuple(data.feature_names))
     return card_features(data.X, data.feature_names, raw=data.raw, n_thresholds=n_thresholds)
 
 
 def _check_data(data) -> None:
     """A one-line InputError unless the target is binary and no input column constant (a
-    constant column's points would only shift the threshold).  The loaders have already refused
-    NaN."""
+    constant column's points would only shift the threshold; a column missing on every row is
+    constant).  Missing numbers are NaN here: the design makes them a row of their own."""
     X, names = data.X, data.feature_names
     classes = np.unique(data.y)
     if classes.size != 2:
@@ -147,7 +154,9 @@ def _check_data(data) -> None:
         raise InputError(
             f"facets needs a binary target; {data.target_name!r} has {classes.size} classes ({shown})"
         )
-    const = [names[j] for j in np.flatnonzero(X.max(axis=0) == X.min(axis=0))]
+    present = ~np.isnan(X)
+    lowest = np.where(present, X, np.inf).min(axis=0)
+    const = [names[j] for j in np.flatnonzero(np.where(present, X, -np.inf).max(axis=0) <= lowest)]
     if const:
         more = f" and {len(const) - 3} more" if len(const) > 3 else ""
         raise InputError(
@@ -200,7 +209,7 @@ def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:
         rows = slice(None) if est.cv_sample_ is None else est.cv_sample_
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            scores = cross_val_score(clone(est).set_params(max_cv_rows=None), X[rows], np.asarray(y)[rows],
+            scores = cross_val_score(clone(est).set_params(max_cv_rows=None, pool=None), X[rows], np.asarray(y)[rows],
                                      cv=splitter)
         metrics = dict(cv_accuracy=float(np.mean(scores)),
                        grid_points=int(est.gammas_.size * est.betas_.size))
@@ -249,7 +258,7 @@ def _baseline(X, y, names, grid: float, kind: str, splitter, seed: int, cv_sampl
     return Baseline(description, grid, score_card(base, names, X), base.score(X, y), cv_accuracy)
 
 
-def _metrics(fit: Fit, card: ScoreCard, base: Baseline, accuracy: float) -> dict:
+def _metrics(fit: Fit, base: Baseline, accuracy: float) -> dict:
     model = fit.model
     metrics = {
         "train_accuracy": accuracy,
@@ -257,8 +266,8 @@ def _metrics(fit: Fit, card: ScoreCard, base: Baseline, accuracy: float) -> dict
         "integrity": model.integrity_,
         "integrity_nonzero": model.integrity_nonzero_,
         "snapped_coefficients": model.n_snapped_,
-        "nonzeros": int(np.count_nonzero(card.points)),
-        "max_points": int(np.max(np.abs(card.points), initial=0)),
+        "nonzeros": int(np.count_nonzero(model.points_)),
+        "max_points": int(np.max(np.abs(model.points_), initial=0)),
         "baseline_train_accuracy": base.train_accuracy,
         "n_iter": int(fit.estimator.n_iter_),
     }
@@ -267,7 +276,9 @@ def _metrics(fit: Fit, card: ScoreCard, base: Baseline, accuracy: float) -> dict
     return metrics
 
 
-def _payload(fit: Fit, card: ScoreCard, base: Baseline, names) -> dict:
+def _payload(fit: Fit, card: ScoreCard | None, base: Baseline, names, no_card: str | None) -> dict:
+    """The JSON payload: the card (None, and ``no_card`` saying why, when the model is not
+    integral), the fit, the baseline and, with a pool, its cards and feature shares."""
     model = fit.model
     baseline = {"kind": base.description, "score_card": base.card.to_dict(),
                 "train_accuracy": base.train_accuracy}
@@ -275,7 +286,9 @@ def _payload(fit: Fit, card: ScoreCard, base: Baseline, names) -> dict:
         baseline["cv_accuracy"] = base.cv_accuracy
     return {
         **({"cv": fit.cv} if fit.cv is not None else {}),
-        "score_card": card.to_dict(),
+        **({"pool": pool_payload(fit.estimator, names)} if hasattr(fit.estimator, "pool_") else {}),
+        "score_card": card.to_dict() if card is not None else None,
+        **({"no_card": no_card} if no_card else {}),
         "lam": fit.lam,
         "gamma": fit.gamma,
         "beta": fit.lam / fit.gamma**2,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from interp import Method, Option, Plugin
 
 from .penalties import PENALTIES
-from .validation import MAX_CV_ROWS, SOLVERS
+from .validation import MAX_CV_ROWS, MAX_POOL, SOLVERS
 
 
 FACETS_METHOD = Method(
@@ -55,7 +55,11 @@ FACETS_METHOD = Method(
                                     "search (0: no limit; (lam, gamma) chosen by CV over the "
                                     "grid, as in the paper)", min=0),
         Option("max_points", int, 5, "every point within [-max_points, max_points]", min=1, max=100),
+        Option("pool", int, 0, "keep up to this many near-optimal cards (training loss within 5% of "
+                               "the best) and show them, with the share of them using each feature "
+                               "(0: none)", min=0, max=MAX_POOL),
     ),
+    missing=True,
 )
 
 

@@ -14,8 +14,9 @@ logistic problems are scikit-learn's ``Lasso(alpha=lam)`` and ``LogisticRegressi
 lam))`` objectives.  The penalty is any ``interp.Penalty``, bound to its hyperparameters
 (``Objective.bound``): ``prox(w, step)``, ``value(w)`` and (optional) ``subdiff_distance(w,
 grad)``.  The intercept is not penalised.  With ``max_points`` the points are kept in the box
-``|u_j| <= max_points``: every prox is clipped to it and the stopping test adds the box's
-normal cone (at the bound, a gradient pushing outwards is optimal).
+``|u_j| <= max_points`` (and with ``bounds`` in ``lower_j <= u_j <= upper_j``, per coordinate):
+every prox is clipped to it and the stopping test adds the box's normal cone (at a bound, a
+gradient pushing outwards is optimal).
 
 The stopping test is ``dist(-grad_j, lam d Omega(u_j)) <= tol * max(lam, 0.1 c_j)`` for every
 coordinate j, with ``c_j = |d loss / d u_j|`` at the intercept-only model, together with ``|d
@@ -54,6 +55,15 @@ def _check_max_points(instance, attribute, max_points) -> None:
         raise InputError(f"max_points must be None or a number > 0, got {max_points!r}")
 
 
+def _check_bounds(instance, attribute, bounds) -> None:
+    if bounds is None:
+        return
+    lower, upper = (np.asarray(b, dtype=float) for b in bounds)
+    if lower.shape != upper.shape or lower.ndim != 1 or np.any(lower > 0) or np.any(upper < 0) \
+            or np.isnan(lower).any() or np.isnan(upper).any():
+        raise InputError("bounds must be two 1-D arrays (lower, upper) with lower <= 0 <= upper")
+
+
 def _check_penalty(instance, attribute, penalty) -> None:
     if not isinstance(penalty, (Penalty, BoundPenalty)):
         raise InputError(f"penalty must be an interp.Penalty (look a name up with resolve_penalty), "
@@ -73,7 +83,9 @@ class Objective:
     (else b = 0).  ``max_points`` (None: no bound) constrains every point to ``|u_j| <=
     max_points``: the minimiser is then that of the penalty plus the indicator of the box, whose
     prox is the penalty's prox clipped to the box (both are separable and the penalty is convex
-    in each coordinate).
+    in each coordinate).  ``bounds`` = (lower, upper), one value per coordinate with ``lower <= 0
+    <= upper`` (infinite: unbounded), narrows the box per coordinate: a monotone feature's rows
+    keep one sign, a row may have bounds of its own (see `.space`).
     """
 
     loss: str = attrs.field(validator=_check_loss)
@@ -82,6 +94,7 @@ class Objective:
     gamma: float = 1.0
     fit_intercept: bool = True
     max_points: float | None = attrs.field(default=None, validator=_check_max_points)
+    bounds: tuple | None = attrs.field(default=None, validator=_check_bounds, repr=False)
     bound: BoundPenalty = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -102,6 +115,17 @@ class Objective:
     def penalty_value(self, u: np.ndarray):
         """``Omega(u)`` (without lam)."""
         return self.bound.value(u)
+
+    def box(self, d: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(lower, upper) per coordinate of ``d``: ``bounds`` within ``|u_j| <= max_points``, or
+        None when nothing is bounded."""
+        M = np.inf if self.max_points is None else float(self.max_points)
+        if self.bounds is None:
+            return None if np.isinf(M) else (np.full(d, -M), np.full(d, M))
+        lower, upper = (np.asarray(b, dtype=float) for b in self.bounds)
+        if lower.size != d:
+            raise InputError(f"bounds have {lower.size} values for {d} coefficients")
+        return np.maximum(lower, -M), np.minimum(upper, M)
 
 
 @attrs.define
@@ -219,8 +243,8 @@ class Problem:
         self.X, self.y, self.objective, self.lam = X, y, objective, lam
         self.loss, self.penalty = objective.loss, objective.bound
         self.gamma, self.fit_intercept = objective.gamma, objective.fit_intercept
-        self.max_points = None if objective.max_points is None else float(objective.max_points)
         self.d = X.shape[1]
+        self.box = objective.box(self.d)  # (lower, upper) per coordinate, or None
         self._datafit = objective.datafit
         if gram is None and (metric is None or self.loss == "squared"):
             gram = gram_matrix(X)  # the metric's and the squared loss's Hessian's, made once
@@ -315,13 +339,12 @@ class Problem:
         return self.lam * float(self.objective.penalty_value(u)) if self.lam > 0 else 0.0
 
     def prox(self, v: np.ndarray, step) -> np.ndarray:
-        """The prox of ``lam * penalty`` (plus the box ``|u_j| <= max_points``) at ``v``."""
+        """The prox of ``lam * penalty`` (plus the box, ``lower <= u <= upper``) at ``v``."""
         return self.clip(self._penalty_prox(v, step))
 
     def clip(self, u: np.ndarray) -> np.ndarray:
         """``u`` clipped to the box: with the penalty's prox, the prox of penalty plus box."""
-        M = self.max_points
-        return u if M is None else np.clip(u, -M, M)
+        return u if self.box is None else np.clip(u, *self.box)
 
     def _penalty_prox(self, v: np.ndarray, step) -> np.ndarray:
         """The prox of ``lam * penalty`` alone (no box)."""
@@ -369,25 +392,28 @@ class Problem:
         else:  # gradient mapping, zero exactly at a minimiser; self.prox clips, so it has the box already
             step = self.steps(L)[0]
             dist = np.abs(u - self.prox(u - step * gu, step)) / step
-        if self.max_points is not None and (lam <= 0 or self.penalty.has_subdiff_distance):
+        if self.box is not None and (lam <= 0 or self.penalty.has_subdiff_distance):
             dist = self._box_residual(u, gu, dist, L)
         dist = dist / self.coef_scale
         crit = max(float(np.max(dist, initial=0.0)), abs(gb) / self.crit_scale if self.fit_intercept else 0.0)
         return crit, dist
 
     def _box_residual(self, u: np.ndarray, gu: np.ndarray, dist: np.ndarray, L: float) -> np.ndarray:
-        """``dist`` with the box's normal cone added: at ``|u_j| = max_points`` any gradient
-        pushing outwards past the penalty's subdifferential is optimal.  The penalty's prox is
-        monotone, so -grad_j lies at or beyond the subdifferential's inner end exactly when one
-        unclipped proximal step from u_j does not move it inwards (for any step)."""
-        at = np.flatnonzero(np.abs(u) >= self.max_points)
+        """``dist`` with the box's normal cone added: at a bound any gradient pushing outwards
+        past the penalty's subdifferential is optimal.  The penalty's prox is monotone, so
+        -grad_j lies at or beyond the subdifferential's inner end exactly when one unclipped
+        proximal step from u_j does not move it inwards (for any step).  A coordinate whose
+        bounds meet (both 0: the row may not enter) is always optimal."""
+        lower, upper = self.box
+        outward = np.where(u >= upper, 1.0, np.where(u <= lower, -1.0, 0.0))
+        at = np.flatnonzero(outward)
         if not at.size:
             return dist
         step = self.steps(L)[0]
         s = step[at] if np.ndim(step) else step
         moved = self._penalty_prox(u[at] - s * gu[at], s) - u[at]
         dist = dist.copy()
-        dist[at[np.sign(u[at]) * moved >= 0]] = 0.0
+        dist[at[(outward[at] * moved >= 0) | (lower[at] == upper[at])]] = 0.0
         return dist
 
     def criterion(self, u: np.ndarray, gu: np.ndarray, gb: float, L: float) -> float:

@@ -7,7 +7,8 @@ import attrs
 
 from interp import Figure, Table, Text
 
-__all__ = ["fmt", "card_header", "card_text", "card_markdown", "method_sections", "card_display", "FIGURE_TITLES"]
+__all__ = ["fmt", "card_header", "card_text", "card_markdown", "method_sections", "pool_sections", "pool_payload",
+           "card_display", "FIGURE_TITLES"]
 
 #: the baseline rows the method shows (largest points first)
 BASELINE_ROWS = 12
@@ -26,17 +27,14 @@ def fmt(x: float) -> str:
 
 
 def card_header(card) -> str:
-    note = "" if card.integral else (
-        f"  (NOT fully integral: integrity {card.integrity:.2f}; points are rounded)"
-    )
-    return f"score card (1 point = {fmt(card.gamma)} in the linear model){note}"
+    return f"score card (1 point = {fmt(card.gamma)} in the linear model)"
 
 
 def card_text(card) -> str:
     """The card as fixed-width text: header, one ``feature | points`` row per non-zero point,
     the rule and, when the card has one, its risk table."""
     rows = card.rows()
-    width = max([len("feature")] + [len(f) for f, _ in rows])
+    width = max([len("feature" if rows else "(no feature)")] + [len(f) for f, _ in rows])
     lines = [card_header(card), f"{'feature':<{width}} | points", f"{'-' * width}-+-------"]
     lines += [f"{f:<{width}} | {card.shown_points(f, p)}" for f, p in rows]
     if not rows:
@@ -69,17 +67,20 @@ def card_markdown(card) -> str:
     return "\n".join(lines)
 
 
-def method_sections(card, fit, baseline, train_accuracy: float) -> list:
+def method_sections(card, fit, baseline, train_accuracy: float, names, no_card: str | None = None) -> list:
     """The ``facets`` method's sections: the card with its risk table (text) and risk curve
-    (the figure ``risk``), notes on how it was made integral, the baseline against the card
-    (tables) and the fit's figures.
+    (the figure ``risk``), or why there is no card (``no_card``), the pool of near-optimal
+    cards when one was kept, notes on how the card was made integral, the baseline against the
+    card (tables) and the fit's figures.
 
     ``fit`` and ``baseline`` are the method's records (`.method.Fit`,
-    `.method.Baseline`).
+    `.method.Baseline`); ``names`` the design's columns.
     """
-    sections = [Text(card.text())]
-    if card.risk is not None:
+    sections = [Text(card.text() if card is not None else no_card)]
+    if card is not None and card.risk is not None:
         sections.append(Figure("risk", title=FIGURE_TITLES["risk"]))
+    if hasattr(fit.estimator, "pool_"):
+        sections += pool_sections(fit.estimator, names)
     notes = [_fitted_with(fit)] + _notes(fit.model, fit.fallback) + _subsample_note(fit)
     sections.append(Text("\n".join(notes)))
     sections += _baseline_tables(baseline, train_accuracy, fit.metrics.get("cv_accuracy"))
@@ -139,19 +140,57 @@ def _baseline_tables(baseline, train_accuracy: float, cv_accuracy: float | None)
     return [comparison, cards]
 
 
+def pool_sections(model, names) -> list:
+    """The pool of near-optimal cards (a fitted ``FacetsClassifierCV(pool=N)``) as a person
+    reads it: how many there are, their table (card 0 is the model's), and per feature the
+    share of them using it."""
+    from .pool import card_terms
+
+    table = model.cards_
+    tol = float(model.pool_tol)
+    cards = Table(("#", "card", "rows", "loss", "train accuracy", "AUC"),
+                  [(i, card_terms(c.points, names), int(r.rows), float(r.loss), float(r.accuracy), float(r.auc))
+                   for i, (c, r) in enumerate(zip(model.pool_, table.itertuples()))],
+                  title=f"{len(model.pool_)} near-optimal cards: training loss within {tol:.0%} of the best "
+                        f"(card {model.selected_card_} is the model's)")
+    shares = Table(("feature", "share of the near-optimal cards"),
+                   [(str(f), float(v)) for f, v in model.feature_share_.items()],
+                   title="a feature on every near-optimal card is robust; one on a few is a choice among "
+                         "equals, not a finding")
+    return [cards, shares]
+
+
+def pool_payload(model, names) -> dict:
+    """The pool in the JSON payload: per card its rows, loss, accuracy and AUC, and the
+    feature shares."""
+    from .pool import card_terms
+
+    cards = [{"card": card_terms(c.points, names), "points": [int(p) for p in c.points], "loss": float(r.loss),
+              "train_accuracy": float(r.accuracy), "auc": float(r.auc)}
+             for c, r in zip(model.pool_, model.cards_.itertuples())]
+    return {"tolerance": float(model.pool_tol), "selected": int(model.selected_card_), "cards": cards,
+            "feature_share": {str(f): float(v) for f, v in model.feature_share_.items()}}
+
+
 def card_display(model):
     """A fitted card in a notebook (``interp.display.Display``): a Facets estimator, or a Pipeline
     of a binariser and one (what ``interp run --out`` saves).  Its card, its rule and, for a
     classifier, the risk of every total the card can give (``RiskTable``: the model's own
-    probability at each total), and the fitted numbers."""
+    probability at each total), and the fitted numbers; for a model that is not fully integral,
+    why it has no card."""
     from interp.display import Display
 
     from .export import attainable_totals, card_frame, card_model
     from .risk import RiskTable
-    from .scorecard import score_card
+    from .scorecard import no_card_reason, score_card
 
     model = card_model(model)
     est = model.estimator
+    reason = no_card_reason(est)
+    if reason is not None:  # rounded points would be another model: say why, as the command line does
+        numbers = [("integrity (points on the grid)", est.integrity_), ("grid step", model.scale()),
+                   ("intercept", model.intercept())]
+        return Display(f"{type(est).__name__}: no score card", [Text(reason), Table(("", "value"), numbers, title="fit")])
     card = score_card(est, feature_names=model.names)
     if model.binarizer is not None:  # its columns are 0/1 tests and integer codes: the totals are integers
         card = attrs.evolve(card, integer_features=True)

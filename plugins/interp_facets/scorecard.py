@@ -17,7 +17,7 @@ from .render import card_markdown, card_text, fmt
 from .risk import RiskTable
 from .snap import on_grid
 
-__all__ = ["ScoreCard", "score_card", "RoundedModel", "rounded_baseline"]
+__all__ = ["ScoreCard", "score_card", "no_card_reason", "RoundedModel", "rounded_baseline"]
 
 
 def _label(value) -> str:
@@ -74,6 +74,9 @@ class ScoreCard:
         return f"{points:+d} per unit" if feature in self.units else f"{points:+d}"
 
     def rule(self) -> str:
+        if not any(self.points):
+            label = self.positive if self.intercept > 0 else self.negative
+            return f"predict {label} for every row (no row on the card)"
         if self.integer_threshold is not None:
             return f"predict {self.positive} if total >= {self.integer_threshold}, else {self.negative}"
         return f"predict {self.positive} if total > {fmt(self.threshold)}, else {self.negative}"
@@ -110,16 +113,48 @@ class ScoreCard:
         }
 
 
+def _grid_step(estimator) -> float:
+    return float(getattr(estimator, "gamma_", getattr(estimator, "gamma", 1.0)))
+
+
+def no_card_reason(estimator) -> str | None:
+    """Why a fitted linear model has no score card, or None when it has one: a card adds
+    integer points, so it computes the model's predictions only when every coefficient is an
+    integer multiple of the model's grid step (``gamma_``); rounded points would be another
+    model."""
+    u = np.ravel(estimator.coef_) / _grid_step(estimator)
+    off = int(np.count_nonzero(~on_grid(u)))
+    if not off:
+        return None
+    return (f"no score card: {off} of the model's {u.size} coefficients are not whole multiples of its "
+            f"grid step {fmt(_grid_step(estimator))}, so a card of rounded points would not compute its "
+            "predictions; limit the card's rows (max_rows, --max-rows) for a card search, whose cards "
+            "are always whole, or choose (lam, gamma) by cross-validation among integral models")
+
+
+def _check_predictions(card: "ScoreCard", estimator, X: np.ndarray) -> None:
+    """A card computes its model's predictions on ``X``, row for row: a failure here is a bug."""
+    model = np.ravel(np.asarray(X, dtype=float) @ np.ravel(estimator.coef_)) + float(np.ravel(estimator.intercept_)[0])
+    wrong = int(np.count_nonzero(card.predict(X) != (model > 0)))
+    if wrong:
+        raise RuntimeError(f"the score card disagrees with its model on {wrong} of {len(model)} rows")
+
+
 def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> ScoreCard:
     """The score card of a fitted Facets classifier (or any linear model with ``gamma_``).
 
     ``feature_names`` default to the estimator's ``feature_names_in_`` or x0, x1, ...; ``X`` (the
     training data) tells whether all features are integer-valued (then the threshold is an
-    integer); ``labels`` = (negative, positive) names, default from ``classes_``; ``y`` (the
-    training labels, with ``X``) gives the card its risk table.
+    integer) and is checked: the card predicts as the model does on every row; ``labels`` =
+    (negative, positive) names, default from ``classes_``; ``y`` (the training labels, with
+    ``X``) gives the card its risk table.  A model that is not integral has no card: an
+    InputError says why (`no_card_reason`).
     """
+    reason = no_card_reason(estimator)
+    if reason is not None:
+        raise InputError(reason)
     coef = np.ravel(estimator.coef_)
-    gamma = float(getattr(estimator, "gamma_", getattr(estimator, "gamma", 1.0)))
+    gamma = _grid_step(estimator)
     if feature_names is None:
         feature_names = getattr(estimator, "feature_names_in_", None)
     if feature_names is None:
@@ -142,7 +177,7 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
         binary_features = not units
         if y is not None:
             risk = _risk_table(Xa, y, points, classes, integer_features)
-    return ScoreCard(
+    card = ScoreCard(
         features=tuple(feature_names),
         points=tuple(int(p) for p in points),
         gamma=gamma,
@@ -156,6 +191,9 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
         binary_features=binary_features,
         units=units,
     )
+    if X is not None:
+        _check_predictions(card, estimator, X)
+    return card
 
 
 def _risk_table(X: np.ndarray, y, points: np.ndarray, classes, integer_features: bool) -> RiskTable:

@@ -1,5 +1,7 @@
-"""Cards with at most ``max_rows`` rows and points in [-max_points, max_points]: a local search
-on the integer points, the scale and intercept re-fitted at every step.
+"""Cards in a `.space.CardSpace` (points within per-row bounds, at most ``max_rows`` rows
+and ``max_features`` features): a local search on the integer points, the scale and intercept
+re-fitted at every step.  Every move stays in the space; when its bounds fix the card's
+orientation (a monotone feature), a move whose refitted scale turns negative is not taken.
 
 The loss of an integer card ``u`` is ``F(u) = min_{a, b} loss(a X u + b, y)``: the card's points
 are frozen and only its scale (the grid step) and threshold are fitted, as `.refit` does.
@@ -9,7 +11,10 @@ are frozen and only its scale (the grid step) and threshold are fitted, as `.ref
   points),
 * a swap: one row out, another feature in at any non-zero value,
 * a pair step: two rows of the card each moved by +-1 (a shift the single moves cannot make
-  without a worse card in between, e.g. 2a + b -> 3a + 2b).
+  without a worse card in between, e.g. 2a + b -> 3a + 2b),
+* a refining move: ``c u + d e_j`` (c = 2, 3, ... while the points stay in bounds, d = +-1),
+  the card's ratios made finer on one row; its totals are ``s + (d / c) x_j`` up to the factor
+  c, which the refitted scale absorbs, so it is scored as a fractional single move.
 
 Every move of the neighbourhood is scored at once (vectorised) by the second-order model of
 ``F`` at the current card, with the scale and intercept re-optimised inside the model: with
@@ -33,19 +38,17 @@ hundreds of features is a few BLAS calls.
 
 from __future__ import annotations
 
-import numbers
-
 import attrs
 import numpy as np
-
-from interp import InputError
 
 from .datafits import get_datafit
 from .problem import Objective, gram_matrix, step_metric
 from .refit import refit_scale
 from .solver import SolverOptions, WarmStart, solve
+from .space import CardSpace, RowLimits
 
-__all__ = ["RowLimits", "Card", "card_losses", "local_search", "capped_path", "search_grid", "feasible"]
+__all__ = ["RowLimits", "CardSpace", "Card", "card_losses", "local_search", "capped_path", "search_grid",
+           "neighbourhood"]
 
 #: moves scored exactly per step: as many as make at most EXACT_BUDGET (rows x moves) values, at
 #: least N_EXACT (so a small problem's neighbourhood is scored exactly, move by move); the most
@@ -63,58 +66,63 @@ N_REFIT, N_REFIT_ALL, N_HALVINGS, RIDGE = 3, 12, 5, 1e-6
 LOSS_FLOOR = 1e-4
 
 
-def _check_limit(name: str, value) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        why = " (a card with no row possible)" if isinstance(value, numbers.Real) and value < 1 else ""
-        raise InputError(f"{name} must be an integer >= 1 or None, got {value!r}{why}")
-    return int(value)
-
-
-@attrs.frozen
-class RowLimits:
-    """What a card may hold: at most ``max_rows`` non-zero rows, every |point| at most
-    ``max_points`` (None: no limit); anything else is a one-line InputError."""
-
-    max_rows: int | None = attrs.field(default=None, converter=lambda v: _check_limit("max_rows", v))
-    max_points: int | None = attrs.field(default=None, converter=lambda v: _check_limit("max_points", v))
-
-    @classmethod
-    def checked(cls, max_rows, max_points, fit_intercept: bool) -> "RowLimits":
-        """The limits of an estimator's parameters; a one-line InputError also when ``max_rows``
-        is set without an intercept (the card search refits the threshold)."""
-        limits = cls(max_rows, max_points)
-        if limits.max_rows is not None and not fit_intercept:
-            raise InputError("max_rows needs fit_intercept=True (the card search refits the threshold)")
-        return limits
-
-
 @attrs.frozen(eq=False)
 class Card:
     """An integer card: ``points`` (d,), the fitted ``scale`` (its grid step) and ``intercept``,
-    its training ``loss`` and the ``steps`` (accepted moves) the search made."""
+    its training ``loss``, the ``steps`` (accepted moves) the search made and, when the search
+    was asked to keep them, ``near``: the cards one move away that it evaluated last (rows of
+    points, best first), the candidates of a pool of near-optimal cards."""
 
     points: np.ndarray
     scale: float
     intercept: float
     loss: float
     steps: int = 0
+    near: np.ndarray | None = None
 
 
 @attrs.frozen(eq=False)
 class Moves:
     """Candidate moves: coordinate ``j1`` changes by ``d1`` and ``j2`` by ``d2`` (``j2 = -1``:
-    a single-coordinate move, ``d2 = 0``)."""
+    a single-coordinate move, ``d2 = 0``), then the card is multiplied by ``times`` (1, or c
+    for a refining move ``c u + d e_j``: there ``d1 = d / c``, so that the totals ``s + d1 x_j``
+    are the new card's up to the factor c, which its refitted scale absorbs)."""
 
     j1: np.ndarray
     d1: np.ndarray
     j2: np.ndarray
     d2: np.ndarray
+    times: np.ndarray
+
+    @classmethod
+    def of(cls, j1, d1, j2=None, d2=None, times=1) -> "Moves":
+        """Moves from arrays; a missing ``j2`` is -1 (single-coordinate moves)."""
+        j1 = np.asarray(j1, dtype=np.int64)
+        j2 = np.full(j1.size, -1) if j2 is None else np.asarray(j2, dtype=np.int64)
+        d2 = np.zeros(j1.size) if d2 is None else np.asarray(d2, dtype=float)
+        return cls(j1, np.asarray(d1, dtype=float), j2, d2, np.broadcast_to(times, j1.shape).astype(np.int64))
+
+    @classmethod
+    def joined(cls, parts) -> "Moves":
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("j1", "d1", "j2", "d2", "times")))
 
     @property
     def size(self) -> int:
         return self.j1.size
+
+    def take(self, keep) -> "Moves":
+        return Moves(self.j1[keep], self.d1[keep], self.j2[keep], self.d2[keep], self.times[keep])
+
+    def cards(self, u: np.ndarray, pick) -> np.ndarray:
+        """The cards (rows of integer points) the moves ``pick`` lead to from ``u``."""
+        pick = np.asarray(pick)
+        times = self.times[pick]
+        U = times[:, None] * np.tile(u, (pick.size, 1))
+        rows = np.arange(pick.size)
+        U[rows, self.j1[pick]] += np.round(times * self.d1[pick]).astype(np.int64)
+        pair = self.j2[pick] >= 0
+        U[rows[pair], self.j2[pick][pair]] += np.round(times * self.d2[pick]).astype(np.int64)[pair]
+        return U
 
 
 def card_losses(X, y, U, loss: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -131,12 +139,14 @@ def _objectives(S, y, A, B, datafit) -> np.ndarray:
     return datafit.column_values(S * A + B, y) + 0.5 * RIDGE * A * A
 
 
-def _warm_losses(S, y, a: float, b: float, loss: str, n_steps: int = N_REFIT):
+def _warm_losses(S, y, a: float, b: float, loss: str, n_steps: int = N_REFIT, positive: bool = False):
     """(a, b, objective) per column of the totals ``S`` after at most ``n_steps`` damped Newton
     steps on (a, b) from the current card's (a, b); a column stops once a step no longer lowers
     its objective (`_objectives`).  Each value is that of a real (a, b), so it bounds the
     moved card's from above; the moves change the totals little, so a few steps from the
-    current fit come close to the full refit."""
+    current fit come close to the full refit.  With ``positive`` (a card whose orientation its
+    bounds fix), a column whose scale ends at or below 0 gets an infinite objective: with a >= 0
+    imposed its best is the intercept-only model, never an improvement."""
     datafit = get_datafit(loss)
     A, B = np.full(S.shape[1], a), np.full(S.shape[1], b)
     F = _objectives(S, y, A, B, datafit)
@@ -150,6 +160,8 @@ def _warm_losses(S, y, a: float, b: float, loss: str, n_steps: int = N_REFIT):
         act = moved
         if act.size == 0:
             break
+    if positive:
+        F[A <= 0] = np.inf
     return A, B, F
 
 
@@ -173,47 +185,70 @@ def _newton_step(S, y, A, B, F, datafit):
     return A_new, B_new, F_new
 
 
-def _value_moves(u, support, bound: int, room: bool) -> Moves:
-    """Every single-coordinate move: coordinate j to any value in [-bound, bound] but its own;
-    a zero coordinate only when the card has ``room`` for one more row."""
-    d = u.size
-    values = np.arange(-bound, bound + 1)
-    J, V = np.meshgrid(np.arange(d), values, indexing="ij")
-    keep = (V != u[:, None]) & (support[:, None] | (V == 0) | room)
+def _value_moves(u, lo, hi) -> Moves:
+    """Every single-coordinate move: coordinate j to any value in [lo_j, hi_j] but its own."""
+    values = np.arange(lo.min(initial=0), hi.max(initial=0) + 1)
+    J, V = np.meshgrid(np.arange(u.size), values, indexing="ij")
+    keep = (V != u[:, None]) & (V >= lo[:, None]) & (V <= hi[:, None])
     j = J[keep]
-    return Moves(j, V[keep] - u[j], np.full(j.size, -1), np.zeros(j.size, dtype=np.int64))
+    return Moves.of(j, V[keep] - u[j])
 
 
-def _swap_moves(u, support, bound: int) -> Moves:
-    """Every swap: a row j out, a feature l off the card in at any non-zero value."""
+def _swap_moves(u, support, lo, hi) -> Moves:
+    """Every swap: a row j out, a feature l off the card in at any non-zero value in its bounds."""
     rows, free = np.flatnonzero(support), np.flatnonzero(~support)
-    values = np.concatenate([np.arange(-bound, 0), np.arange(1, bound + 1)])
-    R, L, V = np.meshgrid(rows, free, values, indexing="ij")
-    R, L, V = R.ravel(), L.ravel(), V.ravel()
-    return Moves(R, -u[R], L, V)
+    values = np.arange(lo.min(initial=0), hi.max(initial=0) + 1)
+    R, L, V = (g.ravel() for g in np.meshgrid(rows, free, values[values != 0], indexing="ij"))
+    keep = (V >= lo[L]) & (V <= hi[L])
+    return Moves.of(R[keep], -u[R[keep]], L[keep], V[keep])
 
 
-def _pair_moves(u, support, bound: int) -> Moves:
+def _pair_moves(u, support, lo, hi) -> Moves:
     """Every +-1 step of two rows of the card at once that keeps both rows non-zero and within
-    [-bound, bound]."""
+    their bounds."""
     rows = np.flatnonzero(support)
     i, k = np.triu_indices(rows.size, 1)
     steps = np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]])
     A = np.repeat(rows[i], 4)
     B = np.repeat(rows[k], 4)
     dA, dB = np.tile(steps[:, 0], i.size), np.tile(steps[:, 1], i.size)
-    ok = ((u[A] + dA) != 0) & ((u[B] + dB) != 0) & (np.abs(u[A] + dA) <= bound) & (np.abs(u[B] + dB) <= bound)
-    return Moves(A[ok], dA[ok], B[ok], dB[ok])
+    vA, vB = u[A] + dA, u[B] + dB
+    ok = (vA != 0) & (vB != 0) & (vA >= lo[A]) & (vA <= hi[A]) & (vB >= lo[B]) & (vB <= hi[B])
+    return Moves.of(A[ok], dA[ok], B[ok], dB[ok])
 
 
-def neighbourhood(u, max_rows: int, bound: int) -> Moves:
-    """All the moves of the search from card ``u`` (see the module's docstring)."""
+def _refining_moves(u, lo, hi) -> Moves:
+    """Every ``c u + d e_j`` (c = 2, 3, ... while ``c u`` stays within the bounds, d = +-1): the
+    card's ratios made finer by half a point, a third, ... on one row (a row off the card
+    enters with that fraction).  From ``1 1 1`` no single move reaches ``3 2 2``; a refining
+    move does, in one step."""
+    parts, c = [Moves.of([], [])], 2
+    while u.any() and np.all(c * u >= lo) and np.all(c * u <= hi):  # the bounds are finite
+        for d in (-1, 1):
+            j = np.flatnonzero((c * u + d >= lo) & (c * u + d <= hi))
+            parts.append(Moves.of(j, np.full(j.size, d / c), times=c))
+        c += 1
+    return Moves.joined(parts)
+
+
+def neighbourhood(u, space: CardSpace) -> Moves:
+    """All the moves of the search from card ``u`` that stay in ``space`` (see the module's
+    docstring); swaps only once the card has no room for a row of a new feature.  A move to a
+    multiple of ``u`` (``2u``, ``-u``: the same model once the scale re-fits) is left out: only
+    the tiny ridge on the scale would tell it apart."""
     support = u != 0
-    room = int(support.sum()) < max_rows
-    parts = [_value_moves(u, support, bound, room), _pair_moves(u, support, bound)]
-    if not room:
-        parts.append(_swap_moves(u, support, bound))
-    return Moves(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("j1", "d1", "j2", "d2")))
+    lo, hi = space.integer_bounds(u)
+    parts = [_value_moves(u, lo, hi), _pair_moves(u, support, lo, hi), _refining_moves(u, lo, hi)]
+    if space.full(u):
+        parts.append(_swap_moves(u, support, lo, hi))
+    moves = Moves.joined(parts)
+    j2 = np.maximum(moves.j2, 0)
+    keep = space.admits(u, moves.j1, u[moves.j1] + moves.d1, moves.j2, u[j2] + moves.d2)
+    if np.count_nonzero(u) <= 2:  # a move changes at most two points: only then can it scale u
+        V = moves.cards(u, np.arange(moves.size))
+        dot = V @ u
+        keep &= ~((dot * dot == (V * V).sum(axis=1) * (u @ u)) & V.any(axis=1))
+    return moves.take(keep)
 
 
 def predicted_changes(X, X2, y, s, a: float, b: float, moves: Moves, loss: str) -> np.ndarray:
@@ -250,62 +285,143 @@ def _moved_totals(X, s, moves: Moves, pick: np.ndarray) -> np.ndarray:
     return S
 
 
-def _best_move(X, y, s, card: Card, moves: Moves, order: np.ndarray, loss: str):
-    """(move index, a, b, objective) of the best exactly evaluated move that lowers ``card``'s
-    objective (``card.loss`` holds it here), or None.  The `N_EXACT` best-ranked moves
-    are evaluated first; only when none of them improves is all of ``order`` evaluated, with
-    more Newton steps (so a step usually costs N_EXACT evaluations, and the last one, which
-    shows that nothing improves, all of them)."""
+@attrs.frozen(eq=False)
+class _Evaluated:
+    """Moves evaluated exactly: their indices ``pick``, and per move the fitted scale ``A``,
+    intercept ``B`` and objective ``F``."""
+
+    pick: np.ndarray
+    A: np.ndarray
+    B: np.ndarray
+    F: np.ndarray
+
+
+def _best_move(X, y, s, card: Card, moves: Moves, order: np.ndarray, loss: str,
+               positive: bool) -> tuple[int | None, _Evaluated]:
+    """The index of the best exactly evaluated move that lowers ``card``'s objective
+    (``card.loss`` holds it here), or None, and the moves of the last round evaluated.  The
+    `N_EXACT` best-ranked moves are evaluated first; only when none of them improves is
+    all of ``order`` evaluated, with more Newton steps (so a step usually costs N_EXACT
+    evaluations, and the last one, which shows that nothing improves, all of them)."""
     goal = card.loss - REL_IMPROVEMENT * max(abs(card.loss), 1e-300)
     for pick, n_steps in ((order[:N_EXACT], N_REFIT), (order, N_REFIT_ALL)):
-        A, B, F = _warm_losses(_moved_totals(X, s, moves, pick), y, card.scale, card.intercept, loss,
-                               n_steps)
-        best = int(np.argmin(F))
-        if F[best] < goal:
-            return int(pick[best]), float(A[best]), float(B[best]), float(F[best])
-    return None
+        done = _Evaluated(pick, *_warm_losses(_moved_totals(X, s, moves, pick), y, card.scale, card.intercept,
+                                              loss, n_steps, positive))
+        best = int(np.argmin(done.F))
+        if done.F[best] < goal:
+            return best, done
+    return None, done
 
 
-def local_search(X, y, u0, loss: str, max_rows: int | None = None, max_points: int | None = None,
-                 max_steps: int = MAX_STEPS) -> Card:
-    """From the integer card ``u0`` (its rows beyond ``max_rows``, the smallest first, dropped
-    and its points clipped to ``max_points``), take the best improving move of the neighbourhood
-    until none improves (module docstring); the training loss (with the refit's tiny ridge on
-    the scale, which keeps separable totals finite) never rises.  When the
-    neighbourhood is small enough to score every move exactly (`EXACT_BUDGET`) the result
-    is a local optimum: no move lowers its loss.
+@attrs.define(eq=False)
+class _Walk:
+    """One local search in progress: the data (``X``, ``X2 = X * X``, ``y``, ``loss``), the
+    ``space`` it moves in, how many moves it scores exactly per step (``n_exact``), the loss at
+    which it stops (``floor``), and its card ``u`` with scale ``a``, intercept ``b`` and
+    objective ``f``; ``near`` keeps that many of the last step's evaluated cards."""
 
-    ``max_points=None`` lets the points grow one past the largest of the current card.
+    X: np.ndarray
+    X2: np.ndarray
+    y: np.ndarray
+    loss: str
+    space: CardSpace
+    n_exact: int
+    floor: float
+    u: np.ndarray
+    a: float
+    b: float
+    f: float
+    steps: int = 0
+    keep_near: int = 0
+    near: np.ndarray | None = None
+
+    def step(self) -> bool:
+        """Take the best improving move; False when none improves (the last evaluated cards are
+        then kept in ``near``)."""
+        moves = neighbourhood(self.u, self.space)
+        if moves.size == 0:
+            return False
+        s = self.X @ self.u
+        ranked = predicted_changes(self.X, self.X2, self.y, s, self.a, self.b, moves, self.loss)
+        order = np.argsort(ranked, kind="stable")[: self.n_exact]
+        best, done = _best_move(self.X, self.y, s, Card(self.u, self.a, self.b, self.f), moves, order,
+                                self.loss, self.space.oriented)
+        if best is None:
+            if self.keep_near:
+                ok = np.flatnonzero(np.isfinite(done.F))
+                first = ok[np.argsort(done.F[ok], kind="stable")][: self.keep_near]
+                self.near = moves.cards(self.u, done.pick[first])
+            return False
+        self.u = moves.cards(self.u, done.pick[best : best + 1])[0]
+        c = float(moves.times[done.pick[best]])  # a refining move: the real card's scale is A / c
+        self.a, self.b = float(done.A[best]) / c, float(done.B[best])
+        self.f = float(done.F[best]) + 0.5 * RIDGE * self.a * self.a * (1 - c * c)
+        self.steps += 1
+        return True
+
+    def run(self, max_steps: int) -> None:
+        """Steps until no move improves; then, when every point shares a factor g > 1, the card
+        divided by g (the same model, its scale times g) and steps again from there (once per
+        divided card, so the walk ends)."""
+        divided: set[bytes] = set()
+        while self.steps < max_steps and np.any(self.u) and self.f > self.floor:
+            if self.step():
+                continue
+            g = int(np.gcd.reduce(np.abs(self.u)))
+            if g <= 1 or (self.u // g).tobytes() in divided:
+                return
+            self.u = self.u // g
+            divided.add(self.u.tobytes())
+            self.a, self.b, self.f = _refit_objective(self.X, self.y, self.u, self.loss)
+
+
+def local_search(X, y, u0, loss: str, space: CardSpace, max_steps: int = MAX_STEPS, near: int = 0,
+                 n_exact: int | None = None) -> Card:
+    """From the integer card ``u0`` (made feasible first: `CardSpace.feasible`), take the
+    best improving move of the neighbourhood until none improves (module docstring); the
+    training loss (with the refit's tiny ridge on the scale, which keeps separable totals
+    finite) never rises.  When the neighbourhood is small enough to score every move exactly
+    (`EXACT_BUDGET`) the result is a local optimum: no move lowers its loss.  A card whose
+    points share a factor is divided by it (the same model).  ``near`` > 0 keeps that many of
+    the cards one move away evaluated at the last step (`Card.near`).  ``n_exact`` caps the
+    moves scored exactly per step (default: `EXACT_BUDGET` values, at least `N_EXACT`
+    moves): a smaller cap is a cheaper, less thorough search.
+
+    Unbounded points (``space`` without ``max_points``) grow one past the largest of the card.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
-    u = feasible(u0, max_rows, max_points)
-    k = X.shape[1] if max_rows is None else int(max_rows)
-    n_exact = max(N_EXACT, EXACT_BUDGET // max(X.shape[0], 1))
-    X2 = X * X
+    u = space.feasible(u0)
     a, b, f = _refit_objective(X, y, u, loss)
+    if space.oriented and not a > 0:
+        u, (a, b, f) = _best_single_row(X, y, space, loss)
     floor = LOSS_FLOOR * card_losses(X, y, np.zeros_like(u), loss)[2][0]
-    steps = 0
-    while steps < max_steps and np.any(u) and f > floor:
-        s = X @ u
-        bound = int(max_points) if max_points is not None else int(np.abs(u).max()) + 1
-        moves = neighbourhood(u, k, bound)
-        if moves.size == 0:
-            break
-        order = np.argsort(predicted_changes(X, X2, y, s, a, b, moves, loss), kind="stable")[:n_exact]
-        found = _best_move(X, y, s, Card(u, a, b, f), moves, order, loss)
-        if found is None:
-            break
-        m, a, b, f = found
-        u = u.copy()
-        u[moves.j1[m]] += moves.d1[m]
-        if moves.j2[m] >= 0:
-            u[moves.j2[m]] += moves.d2[m]
-        steps += 1
-    refit = _refit_objective(X, y, u, loss)  # the full refit of the last card's scale
-    if steps and refit[2] < f:
+    if n_exact is None:
+        n_exact = max(N_EXACT, EXACT_BUDGET // max(X.shape[0], 1), near)
+    walk = _Walk(X, X * X, y, loss, space, n_exact, floor, u, a, b, f, keep_near=near)
+    walk.run(max_steps)
+    a, b, f = walk.a, walk.b, walk.f
+    refit = _refit_objective(X, y, walk.u, loss)  # the full refit of the last card's scale
+    if walk.steps and refit[2] < f and (refit[0] > 0 or not space.oriented):
         a, b, f = refit
-    return _oriented(Card(points=u, scale=a, intercept=b, loss=f - 0.5 * RIDGE * a * a, steps=steps))
+    card = Card(points=walk.u, scale=a, intercept=b, loss=f - 0.5 * RIDGE * a * a, steps=walk.steps,
+                near=walk.near)
+    return card if space.oriented else _oriented(card)
+
+
+def _best_single_row(X, y, space: CardSpace, loss: str):
+    """The one-row card of lowest objective with a positive scale (the start of a search whose
+    bounds fix the orientation when the given start has none), with its (a, b, objective); the
+    empty card when no row has one."""
+    lo, hi = space.integer_bounds(np.zeros(X.shape[1], dtype=np.int64))
+    moves = _value_moves(np.zeros(X.shape[1], dtype=np.int64), lo, hi)
+    U = moves.cards(np.zeros(X.shape[1], dtype=np.int64), np.arange(moves.size))
+    A, B, F = card_losses(X, y, U, loss)
+    F = np.where(A > 0, F + 0.5 * RIDGE * A * A, np.inf)
+    if not U.size or not np.isfinite(F).any():
+        return np.zeros(X.shape[1], dtype=np.int64), _refit_objective(X, y, np.zeros(X.shape[1]), loss)
+    best = int(np.argmin(F))
+    return U[best], (float(A[best]), float(B[best]), float(F[best]))
 
 
 def _refit_objective(X, y, u, loss: str) -> tuple[float, float, float]:
@@ -314,33 +430,21 @@ def _refit_objective(X, y, u, loss: str) -> tuple[float, float, float]:
     return a, b, f + 0.5 * RIDGE * a * a
 
 
-def feasible(u0, max_rows: int | None, max_points: int | None) -> np.ndarray:
-    """``u0`` rounded to integers, clipped to ``max_points`` and cut to its ``max_rows`` rows of
-    largest |points| (ties: the first feature)."""
-    u = np.round(np.asarray(u0, dtype=float)).astype(np.int64)
-    if max_points is not None:
-        u = np.clip(u, -int(max_points), int(max_points))
-    if max_rows is not None and np.count_nonzero(u) > max_rows:
-        keep = np.argsort(-np.abs(u), kind="stable")[: int(max_rows)]
-        cut = np.zeros_like(u)
-        cut[keep] = u[keep]
-        u = cut
-    return u
-
-
 def _oriented(card: Card) -> Card:
-    """The same card with a positive scale (a negative one flips every point's sign)."""
+    """The same card with a positive scale (a negative one flips every point's sign, and the
+    near cards' with it)."""
     if card.scale >= 0:
         return card
-    return attrs.evolve(card, points=-card.points, scale=-card.scale)
+    near = None if card.near is None else -card.near
+    return attrs.evolve(card, points=-card.points, scale=-card.scale, near=near)
 
 
 @attrs.frozen(eq=False)
 class CappedPath:
-    """A warm-started path (strengths ``lams``, strongest first) stopped after the first fit with
-    more than ``max_rows`` rows: ``coefs`` (n_lams, d, grid units; zeros past the stop),
-    ``intercepts``, ``n_iter`` and ``start``, the index of the search's seed: the weakest fit
-    with at most ``max_rows`` rows, or when that is the null model the next one (whose smallest
+    """A warm-started path (strengths ``lams``, strongest first) stopped after the first fit
+    with more rows or features than the card allows: ``coefs`` (n_lams, d, grid units; zeros
+    past the stop), ``intercepts``, ``n_iter`` and ``start``, the index of the search's seed: the
+    weakest fit within the limits, or when that is the null model the next one (whose smallest
     rows the search drops); -1 when every fit is null."""
 
     coefs: np.ndarray
@@ -349,11 +453,11 @@ class CappedPath:
     start: int
 
 
-def capped_path(X, y, objective: Objective, lams, max_rows: int, options: SolverOptions,
+def capped_path(X, y, objective: Objective, lams, space: CardSpace, options: SolverOptions,
                 gram: tuple[np.ndarray, np.ndarray] | None = None) -> CappedPath:
-    """The path of ``objective`` down ``lams`` (decreasing), stopped once a fit has more than
-    ``max_rows`` rows: weaker fits would only add rows the card cannot keep.  ``gram``
-    (`.problem.gram_matrix` of ``X``) may be given to reuse it across gammas."""
+    """The path of ``objective`` down ``lams`` (decreasing), stopped once a fit has more rows
+    or features than ``space`` allows: weaker fits would only add rows the card cannot keep.
+    ``gram`` (`.problem.gram_matrix` of ``X``) may be given to reuse it across gammas."""
     lams = np.asarray(lams, dtype=float)
     X = np.asfortranarray(X, dtype=float)
     U, B = np.zeros((lams.size, X.shape[1])), np.zeros(lams.size)
@@ -362,35 +466,45 @@ def capped_path(X, y, objective: Objective, lams, max_rows: int, options: Solver
     metric = step_metric(X, objective, options.precondition, gram)
     start, seed = WarmStart(), -1
     # with no more features than rows allowed, no fit can have too many: only the last matters
-    first = lams.size - 1 if X.shape[1] <= max_rows else 0
+    first = lams.size - 1 if X.shape[1] <= min(space.max_rows, space.max_features) else 0
     for i, lam in enumerate(lams[first:], start=first):
         res = solve(X, y, objective, float(lam), options, start, metric=metric, gram=gram)
         U[i], B[i], iters[i] = res.u, res.intercept, res.n_iter
-        rows = np.count_nonzero(np.round(res.u))
-        if rows > max_rows:
+        rows, features = space.counts(np.round(res.u))
+        if rows > space.max_rows or features > space.max_features:
             seed = i if seed < 0 else seed
             break
         start = WarmStart.from_result(res)
         seed = i if rows else seed
+        if rows and objective.loss == "logistic" and _separates(X @ np.round(res.u), y):
+            break  # its card separates the rows: weaker fits only widen the margin
     return CappedPath(coefs=U, intercepts=B, n_iter=iters, start=seed)
+
+
+def _separates(totals: np.ndarray, y: np.ndarray) -> bool:
+    """Whether the totals of a card put every positive row above every negative one (or below:
+    the scale's sign flips it)."""
+    pos, neg = totals[y > 0], totals[y <= 0]
+    return bool(pos.size and neg.size and (pos.min() > neg.max() or pos.max() < neg.min()))
 
 
 @attrs.frozen(eq=False)
 class GridSearch:
     """`search_grid`'s outcome: per gamma its ``paths`` and searched ``cards`` (None where
-    no fit had at most max_rows non-zero rows), and ``best``, the gamma whose card has the
-    lowest training loss (-1: none)."""
+    no fit was within the limits), and ``best``, the gamma whose card has the lowest training
+    loss (-1: none)."""
 
     paths: list
     cards: list
     best: int
 
 
-def search_grid(X, y, objective: Objective, gammas, lams, limits: RowLimits,
-                options: SolverOptions) -> GridSearch:
+def search_grid(X, y, objective: Objective, gammas, lams, space: CardSpace, options: SolverOptions,
+                near: int = 0) -> GridSearch:
     """For each gamma, the Facets path down ``lams[g]`` (`capped_path`), then
-    `local_search` from its weakest card with at most ``max_rows`` rows; the best card
-    is the one of lowest training loss (ties: fewest points in total, then the first gamma).
+    `local_search` from its weakest card within the limits; the best card is the one of
+    lowest training loss (ties: fewest points in total, then the first gamma).  ``near`` > 0
+    keeps that many cards one move away from each searched card (`Card.near`).
 
     Why the path: at grid step gamma it adds features in the order the penalty admits them,
     with integer points already in place, so it hands the search a card of the right scale
@@ -401,12 +515,11 @@ def search_grid(X, y, objective: Objective, gammas, lams, limits: RowLimits,
     gram = gram_matrix(X_paths)
     for g, gamma in enumerate(np.ravel(gammas)):
         at_gamma = attrs.evolve(objective, gamma=float(gamma))
-        path = capped_path(X_paths, y, at_gamma, lams[g], limits.max_rows, options, gram)
+        path = capped_path(X_paths, y, at_gamma, lams[g], space, options, gram)
         paths.append(path)
         card = None
         if path.start >= 0:
-            card = local_search(X, y, path.coefs[path.start], objective.loss, limits.max_rows,
-                                limits.max_points)
+            card = local_search(X, y, path.coefs[path.start], objective.loss, space, near=near)
         cards.append(card)
     found = [g for g, c in enumerate(cards) if c is not None]
     best = min(found, key=lambda g: (cards[g].loss, np.abs(cards[g].points).sum(), g), default=-1)

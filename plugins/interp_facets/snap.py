@@ -6,8 +6,8 @@ two coefficients just past a plateau's edge (1.003 points, say), and the strict 
 non-integral.  ``snap_to_grid`` rounds all coefficients of such a model at once, and keeps the
 rounded model only if its penalised objective is at most ``tol`` (relative) above the
 minimiser's.  The intercept is kept as it is, so the real increase can only be smaller.  With
-``tol = 0`` nothing moves and integrity is the strict one.  Under the objective's ``max_points``
-a coefficient rounds to the nearest integer inside the box.
+``tol = 0`` nothing moves and integrity is the strict one.  Under the objective's box
+(``max_points``, ``bounds``) a coefficient rounds to the nearest integer inside it.
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ def snap_to_grid(X, y, U, B, objective: Objective, lams, tol: float):
         gap[rows] = np.nan
         return U, gap
     R = np.round(U[rows])
-    if objective.max_points is not None:  # the nearest integers in the box
-        top = np.floor(objective.max_points)
-        R = np.clip(R, -top, top)
+    box = objective.box(U.shape[1])
+    if box is not None:  # the nearest integers in the box
+        R = np.clip(R, np.ceil(box[0]), np.floor(box[1]))
     F0 = _objectives(X, y, U[rows], B[rows], objective, lams[rows])
     F1 = _objectives(X, y, R, B[rows], objective, lams[rows])
     rel = (F1 - F0) / np.maximum(np.abs(F0), 1e-300)

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import copy
 import sqlite3
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 
 from interp import InputError, load_dataset
-from interp_facets import CardBinarizer, FacetsClassifier, FacetsRegressor, card_features, score_card
+from interp_facets import (CardBinarizer, FacetsClassifier, FacetsClassifierCV, FacetsRegressor, card_features,
+                           score_card)
 from interp_facets import export
 
 from ..exports_helpers import old_estimator, run_exported
@@ -161,3 +163,70 @@ def test_sql_names_are_quoted_so_that_no_name_escapes_its_quotes(mixed):
     assert 'FROM "rows""; DROP TABLE x; --" AS t' in query
     with pytest.raises(InputError, match="NUL"):
         export.to_sql(model, "a\x00b")
+
+
+def _pooled_card_with_a_missing_row():
+    """A pool of cards on 0/1 columns (one with a near twin), an age that may only raise the
+    score and a cholesterol whose missing values are a level of their own, strongly predictive:
+    what ``interp run --out`` saves, a Pipeline of the card's binariser and a
+    ``FacetsClassifierCV(pool=...)`` with monotone and grouped rows."""
+    rng = np.random.default_rng(0)
+    n = 500
+    a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    age = rng.integers(20, 80, n).astype(float)
+    chol = rng.normal(200, 30, n)
+    chol[rng.random(n) < 0.2] = np.nan
+    z = 2.0 * a + b + 0.04 * (age - 50) + 2.0 * np.isnan(chol)
+    y = (z + rng.logistic(size=n) > 2.0).astype(int)
+    X = pd.DataFrame({"a": a, "b": b, "b twin": np.where(rng.random(n) < 0.95, b, 1 - b), "age": age, "chol": chol})
+    design = card_features(X.to_numpy(dtype=object), list(X.columns), raw=X)
+    est = FacetsClassifierCV(max_rows=4, max_features=4, groups=design.groups, monotone=design.monotone({"age": 1}),
+                             pool=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(design.X, y)
+    return Pipeline([("features", design.binarizer), ("card", est)]), X, design
+
+
+def test_every_card_of_a_pool_exports_with_its_missing_row_as_is_null(tmp_path):
+    """select_card(i) makes card i the model; SQL (in SQLite) and standalone Python give its total
+    and the model's probability, its "chol is missing" row is ``chol IS NULL``, and the card
+    keeps the model's monotone and grouped rows."""
+    model, X, design = _pooled_card_with_a_missing_row()
+    est = model[-1]
+    assert len(est.pool_) >= 2
+    age_rows = np.array([g == "age" for g in design.groups])
+    for i in range(len(est.pool_)):
+        est.select_card(i)
+        rows = dict(export.card_frame(model).itertuples(index=False, name=None))
+        assert rows == {design.names[j]: int(p) for j, p in enumerate(est.pool_[i].points) if p}
+        assert rows.get("chol is missing", 0) > 0 and np.all(est.points_[age_rows] >= 0)
+        assert len({design.groups[j] for j in np.flatnonzero(est.points_)}) <= 4
+        query = export.to_sql(model, "test rows")
+        assert 'CASE WHEN t."chol" IS NULL THEN' in query
+        score, proba = export.predict_score(model, X), model.predict_proba(X)[:, 1]
+        np.testing.assert_array_equal(score, design.X @ est.pool_[i].points)
+        out = _sqlite(X, query)
+        assert np.array_equal(out["score"].to_numpy(), score)
+        assert np.allclose(out["risk"], proba, rtol=0, atol=1e-12)
+        exported = run_exported(export.to_python(model), _as_lists(X), ["score", "risk"], tmp_path)
+        assert np.array_equal(exported["score"], score) and np.allclose(exported["risk"], proba, rtol=0, atol=1e-12)
+        risks = export.risk_frame(model).set_index("total")["risk"]
+        assert np.allclose(risks.loc[score].to_numpy(), proba, rtol=0, atol=1e-12)
+
+
+def test_a_model_without_a_card_displays_why_and_exports_nothing():
+    """Not fully integral: its rounded points would be another model, so the notebook display says
+    why there is no card (the command line's reason) and every export refuses."""
+    from interp_facets.scorecard import no_card_reason
+
+    data = load_dataset("breast-cancer")
+    est = FacetsClassifier(lam=0.05, gamma=1.0).fit(data.X, data.y)
+    reason = no_card_reason(est)
+    assert reason is not None
+    page = est._repr_html_()
+    assert "no score card" in page and "<th>points</th>" not in page
+    for call in (lambda: est.card_frame(), lambda: est.predict_score(data.X), lambda: est.to_sql("t"),
+                 lambda: est.to_python(), lambda: est.risk_frame()):
+        with pytest.raises(InputError, match="not fully integral"):
+            call()

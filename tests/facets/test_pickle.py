@@ -37,13 +37,17 @@ def _describe(models, X):
     import numpy as np
 
     from interp_facets import plot_cv, plot_path, score_card
+    from interp_facets.scorecard import no_card_reason
 
     out = {}
     for name, model in models.items():
         fitted = getattr(model, "best_estimator_", model)
+        card = None
+        if hasattr(model, "classes_"):  # the card, or why there is none
+            card = no_card_reason(model) or score_card(model, X=X).text()
         out[name] = {
             "predict": model.predict(X).tolist(),
-            "card": score_card(model, X=X).text() if hasattr(model, "classes_") else None,
+            "card": card,
             "penalty": [fitted.penalty_.name,
                         float(fitted.penalty_.value(fitted.coef_grid_, **fitted.penalty_params_))],
         }

@@ -118,7 +118,7 @@ def test_a_card_lists_every_attainable_total_and_draws_its_curve():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(300, 4)).astype(float)
     y = ((X @ np.array([2, 1, 1, -1]) + rng.normal(scale=0.8, size=300)) >= 2).astype(int)
-    model = FacetsClassifier(lam=0.01, gamma=0.5).fit(X, y)
+    model = FacetsClassifier(lam=0.01, gamma=0.5, max_rows=4).fit(X, y)
     card = score_card(model, ["fever", "cough", "rash", "vaccinated"], X, y=y)
     points = np.array(card.points)
     assert card.risk.totals == tuple(range(points[points < 0].sum(), points[points > 0].sum() + 1))

@@ -4,8 +4,11 @@ rule, and its risk table under it in text, Markdown and JSON."""
 import json
 
 import numpy as np
+import pytest
 
+import interp
 from interp_facets import FacetsClassifier, score_card
+from interp_facets.scorecard import no_card_reason
 
 
 def fitted(binary=True, seed=0):
@@ -14,7 +17,7 @@ def fitted(binary=True, seed=0):
     if not binary:
         X[:, 4] = rng.integers(0, 4, 400)
     y = ((X @ np.array([3, 1, 1, -1, 1]) + rng.normal(scale=0.8, size=400)) >= 2).astype(int)
-    return FacetsClassifier(lam=0.01, gamma=0.3).fit(X, y), X, y
+    return FacetsClassifier(lam=0.01, gamma=0.3, max_rows=5).fit(X, y), X, y
 
 
 def test_rows_are_sorted_by_size_then_in_feature_order():
@@ -68,6 +71,57 @@ def test_a_card_on_values_only_says_times_their_values():
     rng = np.random.default_rng(1)
     X = rng.integers(0, 5, size=(300, 3)).astype(float)
     y = (X @ np.array([1.0, -1.0, 0.5]) + rng.normal(size=300) > 0).astype(int)
-    card = score_card(FacetsClassifier(lam=0.01, gamma=0.3).fit(X, y), None, X, y=y)
+    card = score_card(FacetsClassifier(lam=0.01, gamma=0.3, max_rows=3).fit(X, y), None, X, y=y)
     assert set(card.units) == {"x0", "x1", "x2"}
     assert "total = sum of the points of the features (times their values)" in card.text()
+
+
+def test_a_model_that_is_not_integral_has_no_card_and_says_why():
+    """The getting-started model of old: rounded, its points were all 0 and its card predicted
+    0 for every row while the model scored 0.95."""
+    data = interp.load_dataset("breast-cancer")
+    model = FacetsClassifier(lam=0.05, gamma=1.0).fit(data.X, data.y)
+    assert model.integrity_ < 1 and model.score(data.X, data.y) > 0.9
+    reason = no_card_reason(model)
+    assert reason.startswith("no score card:") and "\n" not in reason
+    with pytest.raises(interp.InputError, match="no score card") as err:
+        score_card(model, X=data.X)
+    assert str(err.value) == reason
+
+
+def _card_predictions(card: dict, design: np.ndarray, names) -> np.ndarray:
+    """What a person computes from the printed card (the JSON payload's rows and rule) alone."""
+    points = dict((r["feature"], r["points"]) for r in card["rows"])
+    total = design @ np.array([points.get(n, 0) for n in names], dtype=float)
+    if card["integer_threshold"] is not None:
+        return np.round(total) >= card["integer_threshold"]
+    return total > card["threshold"]
+
+
+@pytest.mark.parametrize("dataset", ["breast-cancer", "house-votes-84", "diabetes"])
+@pytest.mark.parametrize("options", [{"cv": 2}, {"lam": 0.05, "gamma": 1.0}, {"lam": 0.002, "gamma": 0.5},
+                                     {"max_rows": 0, "cv": 2, "n_gammas": 2, "n_betas": 5}])
+def test_every_bundled_data_set_gets_a_card_that_computes_its_model_or_no_card(dataset, options):
+    """On every bundled data set (a regression target is refused in one line) and for each way
+    of fitting: the printed card predicts what the saved model predicts on every row, or the
+    output says why there is no card."""
+    from interp.runner import RunContext, run_method
+
+    data = interp.load_dataset(dataset)
+    if data.task != "classification":
+        with pytest.raises(interp.InputError, match="binary target"):
+            run_method("facets", data, options, RunContext(seed=0, quiet=True))
+        return
+    with __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore")
+        exp = run_method("facets", data, options, RunContext(seed=0, quiet=True))
+    card, model = exp.payload["score_card"], exp.estimator
+    text = exp.sections[0].body
+    if card is None:
+        assert text == exp.payload["no_card"] and text.startswith("no score card:")
+        assert exp.metrics["integrity"] < 1
+        return
+    design = model[0].transform(data.raw)
+    positive = model.predict(data.raw) == model[-1].classes_[1]
+    np.testing.assert_array_equal(_card_predictions(card, design, exp.payload["feature_names"]), positive)
+    assert card["rule"] in text
