@@ -299,8 +299,12 @@ class Prefactor:
 
 def monomial_projection(X, data_min, data_range) -> MonomialProjection | None:
     """The monomial kind for the training rows ``X`` (unscaled): its columns are those with
-    every value strictly positive and not constant; None when there is none."""
-    positive = np.all(X > 0, axis=0) & (np.ptp(X, axis=0) > 0)
+    every value strictly positive and at least three distinct values; None when there is none.
+    A column of two values (a binary code, 1 and 2) is left to the linear kind: a power of it
+    is an affine function of its indicator, which a linear argument already reads."""
+    ordered = np.sort(X, axis=0)
+    distinct = 1 + np.count_nonzero(np.diff(ordered, axis=0) != 0, axis=0)
+    positive = np.all(X > 0, axis=0) & (distinct >= 3)
     if not positive.any():
         return None
     safe = np.where(positive, X, 1.0)

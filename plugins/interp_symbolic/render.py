@@ -72,11 +72,12 @@ def projection_note(est, names) -> list[str]:
     positive = [n for n, p in zip(names, est.monomial_features_) if p]
     other = [n for n, p in zip(names, est.monomial_features_) if not p]
     if not positive:
-        return ["no column is strictly positive (and not constant): every term is a function of a linear "
-                "combination"]
+        return ["no column is strictly positive with three values or more: every term is a function of a "
+                "linear combination"]
     line = (f"monomial terms (C * x1**a1 * ..., and prefactors x1**b1 * ...) may read the strictly positive "
             f"columns: {', '.join(positive)}")
-    return [line] + ([f"zero, negative or constant values, linear arguments only: {', '.join(other)}"] if other else [])
+    rest = f"zero, negative, constant or two-valued, linear arguments only: {', '.join(other)}"
+    return [line] + ([rest] if other else [])
 
 
 def payload(fit, importances: dict) -> dict:
