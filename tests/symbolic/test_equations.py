@@ -300,3 +300,26 @@ def test_a_rewrite_exact_on_the_fitted_rows_but_off_on_held_out_ones_is_refused(
     assert _holds(exact, power_model(1.0), fit, check, tol=0.01)
     assert not _holds(exact, inverse_square, fit, check, tol=0.01)
     assert _holds(exact, inverse_square, fit, Rows(check.Xs[:0], check.t[:0]), tol=0.01)  # nothing held out
+
+
+# one linear combination through exp, log, 1/(1 + u), cos, sqrt: (function, the functions its print may use)
+ONE_TERM_BOXES = {
+    "exp": (lambda Z: np.exp(-(2 * Z.a + Z.c) / 2), {sympy.exp}),
+    "log": (lambda Z: np.log(1 + Z.a + 2 * Z.b), {sympy.log}),
+    "inverse": (lambda Z: 1 / (1 + Z.a + Z.b), set()),
+    "cos": (lambda Z: np.cos(Z.a + Z.b + Z.c), {sympy.cos, sympy.sin}),
+    "sqrt": (lambda Z: np.sqrt(1 + Z.a + 3 * Z.d), set()),  # a power: no function at all
+}
+
+
+@pytest.mark.parametrize("name", ONE_TERM_BOXES)
+def test_one_term_with_the_default_settings_prints_the_elementary_black_box(name):
+    """With every default but the budget of one term (monomial arguments allowed: the columns are
+    positive), each black box keeps held-out R^2 >= 0.99 and prints with its own elementary
+    function (or a power) and the clip of its argument, nothing else."""
+    f, allowed = ONE_TERM_BOXES[name]
+    X, Xt = _frame(500, 0), _frame(300, 1)
+    est = SymbolicPursuitRegressor(max_terms=1, random_state=0).fit(X, f(X))
+    assert 1 - np.mean((est.predict(Xt) - f(Xt)) ** 2) / np.var(f(Xt)) >= 0.99
+    assert len(est.terms_) == 1
+    assert _functions(est.sympy()) <= allowed | {sympy.Min, sympy.Max}, est.sympy()
