@@ -149,3 +149,10 @@ def test_models_saved_by_an_older_run_display_and_give_their_frames(name):
         assert est.vectors_frame()["name"].iloc[0] == "worst_concave_points"
     if name.startswith("propositional"):
         assert len(est.rules_frame()) == 5
+
+
+def test_a_display_title_with_control_characters_shows_them_visibly():
+    from interp.display import Display, display_text
+
+    shown = display_text(Display(title="card of x\x1b]0;title\x07", sections=(Text("body"),)))
+    assert "\x1b" not in shown and "\x07" not in shown and "x\\x1b]0;title\\x07" in shown

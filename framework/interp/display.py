@@ -18,6 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .results import Table, _sections, render_sections
+from .terminal import visible
 
 __all__ = ["Display", "ExplainedEstimator", "display_html", "display_text"]
 
@@ -59,8 +60,9 @@ def display_html(display: Display, estimator=None) -> str:
 
 
 def display_text(display: Display) -> str:
-    """``display`` as plain text: the title, then the sections as the terminal shows them."""
-    return f"{display.title}\n\n{render_sections(display.sections)}"
+    """``display`` as plain text: the title, then the sections as the terminal shows them (a
+    notebook's text output acts on ANSI escapes as a terminal does: control characters visible)."""
+    return f"{visible(display.title, one_line=True)}\n\n{render_sections(display.sections)}"
 
 
 def is_fitted(estimator) -> bool:
