@@ -13,7 +13,9 @@ folds: ``StratifiedKFold(folds, shuffle=True, random_state=r)`` for r = 0 .. rep
 * **FasterRisk** 0.1.10: ``RiskScoreOptimizer(k, lb=-5, ub=5)`` with its default beam and
   star-ray search, model 0 of its pool (its lowest training loss), on the columns as given.
 
-Both at k = 10 and k = 5.  Per set and k the script prints the paired difference (Facets minus
+Both at k = 10 and k = 5; Facets also with ``card_ridge=1`` (``--card-ridge 1``: the card search
+minimises the training loss plus a ridge on the card's weights, scikit-learn's C = 1 strength),
+in tables of their own.  Per set and k the script prints the paired difference (Facets minus
 FasterRisk) of test accuracy and of AUC, averaged over the splits, with its standard error:
 Nadeau and Bengio's corrected resampled one, ``sqrt((1/J + n_test/n_train) s^2)`` over the
 J = repeats x folds paired differences (the naive ``s / sqrt(J)`` ignores that the training
@@ -83,6 +85,8 @@ PEER_VENV = Path(os.environ.get("INTERP_BENCH_FASTERRISK_VENV", "/tmp/interp-ben
 PEER_REQUIREMENTS = ("numpy<2", "pandas", "scikit-learn", "requests")
 PEER_PACKAGE = "fasterrisk==0.1.10"
 ROWS, MAX_POINTS = (10, 5), 5
+#: the ridge on the card's weights of the Facets variant measured beside the default (0)
+VARIANT_RIDGE = 1.0
 SINGLE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 
 
@@ -189,8 +193,9 @@ def peer_results(names, repeats: dict, n_folds: int, cache: Path, refresh: bool)
 
 
 # --------------------------------------------------------------------------- Facets
-def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int) -> dict:
-    """What ``interp run --method facets --max-rows k --max-points 5`` fits, on one split."""
+def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int, card_ridge: float = 0.0) -> dict:
+    """What ``interp run --method facets --max-rows k --max-points 5 --card-ridge R`` fits, on
+    one split."""
     from interp_facets import FacetsClassifierCV
     from interp_facets.features import card_features
     from threadpoolctl import threadpool_limits
@@ -198,7 +203,7 @@ def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int) -> d
     with threadpool_limits(limits=1, user_api="blas"):
         start, cpu = time.perf_counter(), time.process_time()
         design = card_features(X_tr.to_numpy(), list(X_tr.columns), raw=X_tr)
-        model = FacetsClassifierCV(max_rows=k, max_points=MAX_POINTS, random_state=0)
+        model = FacetsClassifierCV(max_rows=k, max_points=MAX_POINTS, random_state=0, card_ridge=card_ridge)
         model.fit(design.X, y_tr)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         proba = model.predict_proba(design.binarizer.transform(X_te))[:, 1]
@@ -210,16 +215,18 @@ def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int) -> d
 
 
 def facets_results(name: str, repeats: int, n_folds: int) -> dict:
-    """Facets at every k on every split of one set: ``{"k10": [...], "k5": [...]}``."""
+    """Facets at every k on every split of one set: ``{"k10": [...], "k5": [...]}``, and with
+    the card ridge under ``"k10 ridge"`` and ``"k5 ridge"``."""
     from interp.progress import Progress
 
     X, y = load(name)
-    runs = {f"k{k}": [] for k in ROWS}
+    runs = {f"k{k}{variant}": [] for k in ROWS for variant in ("", " ridge")}
     bar = Progress(f"facets {name}", total=repeats * n_folds)
     for r in range(repeats):
         for tr, te in splits(y, r, n_folds):
             for k in ROWS:
                 runs[f"k{k}"].append(facets_fold(X.iloc[tr], y[tr], X.iloc[te], y[te], k))
+                runs[f"k{k} ridge"].append(facets_fold(X.iloc[tr], y[tr], X.iloc[te], y[te], k, VARIANT_RIDGE))
             bar.update()
     bar.close()
     return runs
@@ -237,18 +244,20 @@ def mean(runs: list[dict], key: str) -> float:
     return float(np.mean([r[key] for r in runs]))
 
 
-def accuracy_table(ours: dict, peer: dict, k: int, n_folds: int) -> None:
-    """The Markdown table of one k: means, paired differences with their standard errors, the
-    mean training losses and the rows; then how many sets are at least level."""
+def accuracy_table(ours: dict, peer: dict, k: int, n_folds: int, variant: str = "") -> None:
+    """The Markdown table of one k (of Facets' ``variant``: "" or " ridge"): means, paired
+    differences with their standard errors, the mean training losses and the rows; then how
+    many sets are at least level."""
     key = f"k{k}"
-    print(f"\n### At most {k} rows, points in [-{MAX_POINTS}, {MAX_POINTS}]\n")
+    ridge = f", Facets with card_ridge = {VARIANT_RIDGE:g}" if variant else ""
+    print(f"\n### At most {k} rows, points in [-{MAX_POINTS}, {MAX_POINTS}]{ridge}\n")
     print("| set | splits | Facets acc | FasterRisk acc | acc diff +- SE | Facets AUC | FasterRisk AUC | "
           "AUC diff +- SE | train loss Facets / FasterRisk | splits where Facets' train loss is lower | "
           "rows Facets / FasterRisk |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     ahead = dict(accuracy=0, auc=0)
     for name in ours:
-        a, b = ours[name][key], peer[name][key]
+        a, b = ours[name][key + variant], peer[name][key]
         cells = []
         for metric in ("accuracy", "auc"):
             diff, se = paired(a, b, metric, 1 / n_folds)
@@ -321,8 +330,9 @@ def report(ours: dict, peer: dict, timed: dict, repeats: dict, n_folds: int) -> 
           + "; diff = Facets - FasterRisk, averaged over a set's paired splits; "
           "SE: Nadeau and Bengio's corrected resampled standard error; train loss: mean training "
           "log-loss of the card on its training part.")
-    for k in ROWS:
-        accuracy_table(ours, peer, k, n_folds)
+    for variant in ("", " ridge"):
+        for k in ROWS:
+            accuracy_table(ours, peer, k, n_folds, variant)
     timing_table(ours, timed)
     columns = {name: list(load(name)[0].columns) for name in ours}
     trailing_cards(ours, peer, columns)

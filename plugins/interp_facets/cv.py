@@ -27,7 +27,7 @@ from .space import CardSpace, RowLimits, group_labels, space_of
 from .snap import integrity_rows, snap_to_grid
 from .solver import SolverOptions, solve
 from .validation import (MAX_CV_ROWS, check_eps, check_fit_memory, check_max_cv_rows, check_max_iter,
-                         check_positive, check_snap_tol, check_solver, resolve_penalty)
+                         check_positive, check_snap_tol, check_solver, check_card_ridge, resolve_penalty)
 
 __all__ = ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning", "reference_magnitude", "grid_load"]
 
@@ -190,12 +190,13 @@ class _FacetsCVBase(BaseEstimator):
     # the defaults, for a model pickled before these parameters existed
     max_features = monotone = point_bounds = groups = pool = None
     pool_tol = 0.05
+    card_ridge = 0.0
 
     def __init__(self, gammas=None, betas=None, cv=5, *, gamma_range=None, beta_decades=5.0,
                  penalty="scf", eps=0.01, penalty_params=None, solver="newton", tol=1e-4,
                  max_iter=2000, fit_intercept=True, refit_scale=True, snap_tol=1e-4, n_jobs=None,
                  random_state=0, max_cv_rows=MAX_CV_ROWS, max_points=5, max_rows=None, max_features=None,
-                 monotone=None, point_bounds=None, groups=None, pool=None, pool_tol=0.05):
+                 monotone=None, point_bounds=None, groups=None, pool=None, pool_tol=0.05, card_ridge=0.0):
         """One keyword per hyperparameter, stored as given: scikit-learn's estimator contract
         (``get_params``, ``set_params`` and ``clone`` read them back by name, and checks wait
         for ``fit``), so they cannot be grouped into a record."""
@@ -224,6 +225,7 @@ class _FacetsCVBase(BaseEstimator):
         self.groups = groups
         self.pool = pool
         self.pool_tol = pool_tol
+        self.card_ridge = card_ridge
 
     # ------------------------------------------------------------------ grid
     def _grid(self, X, y_num, limits: RowLimits):
@@ -323,6 +325,7 @@ class _FacetsCVBase(BaseEstimator):
         limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept, self.max_features)
         space = space_of(self, X.shape[1], limits)
         pool = check_pool(self.pool, self.pool_tol, limits)
+        self._card_ridge()
         folds = int(self.cv) if isinstance(self.cv, numbers.Integral) else 5  # (a splitter: its scores are small)
         points, workers = grid_load(self.gammas, self.betas, max_rows=limits.searches, folds=folds,
                                     n_jobs=self.n_jobs)
@@ -345,17 +348,17 @@ class _FacetsCVBase(BaseEstimator):
 
     def _search_rows(self, X, y_num, limits: RowLimits, space: CardSpace, pool: int) -> GridSearch:
         """With ``max_rows``: each gamma's Facets path seeds an integer card search (see
-        `.search.search_grid`); the card of lowest training loss wins.  No CV: the grid
+        `.search.search_grid`); the card of lowest objective wins.  No CV: the grid
         is a handful of paths, each stopped at max_rows rows, and the choice among their cards
-        is by the loss the search minimises (as FasterRisk chooses among its multipliers).
+        is by what the search minimises (as FasterRisk chooses among its multipliers by loss).
         ``search_results_`` holds, per gamma, the seed's beta and rows and the searched card's
-        loss, rows, largest point and moves."""
+        loss, objective, rows, largest point and moves."""
         objective, options, _ = self._settings(limits, space)
         gammas, betas = self._grid(X, y_num, limits)
         with warnings.catch_warnings(), single_threaded_blas():
             warnings.simplefilter("ignore")
             found = search_grid(X, y_num, objective, gammas, gammas[:, None] ** 2 * betas[None, :],
-                                space, options, near=2 * pool)
+                                space, options, near=2 * pool, ridge=self._card_ridge())
         self.gammas_, self.betas_ = gammas, betas
         self.coefs_path_ = np.stack([p.coefs * g for p, g in zip(found.paths, gammas)])
         self.intercepts_path_ = np.stack([p.intercepts for p in found.paths])
@@ -375,7 +378,7 @@ class _FacetsCVBase(BaseEstimator):
         X, y_num = est._validate(X, y)
         card = None if found.best < 0 else found.cards[g]
         if card is not None and self.subsampled_:  # the grid's card, searched again on every row
-            card = local_search(X, y_num, card.points, self._loss, space)
+            card = local_search(X, y_num, card.points, self._loss, space, ridge=self._card_ridge())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est._fit(X, y_num, self.coefs_path_[g, b], self.intercepts_path_[g, b], card=card)
@@ -390,8 +393,11 @@ class _FacetsCVBase(BaseEstimator):
             max_iter=self.max_iter, fit_intercept=self.fit_intercept, refit_scale=self.refit_scale,
             snap_tol=self.snap_tol, max_points=self.max_points, max_rows=self.max_rows,
             max_features=self.max_features, monotone=self.monotone, point_bounds=self.point_bounds,
-            groups=self.groups,
+            groups=self.groups, card_ridge=self.card_ridge,
         )
+
+    def _card_ridge(self) -> float:
+        return check_card_ridge(self.card_ridge)
 
     def _keep_pool(self, X, y_num, found: GridSearch, space: CardSpace, size: int) -> None:
         """``pool_`` (the near-optimal cards, best first: see `.pool`), ``cards_`` (their
@@ -400,7 +406,8 @@ class _FacetsCVBase(BaseEstimator):
         searched = [c for c in found.cards if c is not None]
         candidates = [self.points_[None, :]] + [c.points[None, :] for c in searched]
         candidates += [c.near for c in searched if c.near is not None and c.near.size]
-        self.pool_ = card_pool(X, y_num, np.vstack(candidates), self._loss, space, size, float(self.pool_tol))
+        self.pool_ = card_pool(X, y_num, np.vstack(candidates), self._loss, space, size, float(self.pool_tol),
+                               self._card_ridge())
         names = getattr(self, "feature_names_in_", None)
         names = [f"x{j}" for j in range(X.shape[1])] if names is None else [str(n) for n in names]
         labels = np.array(names) if self.groups is None else group_labels(self.groups, X.shape[1])
@@ -521,6 +528,7 @@ def _search_results(found: GridSearch, gammas, betas) -> dict:
         "start_beta": np.where(starts >= 0, betas[np.maximum(starts, 0)], np.nan),
         "start_rows": np.array([np.count_nonzero(np.round(p.coefs[max(p.start, 0)])) for p in found.paths]),
         "loss": per_card(lambda c: c.loss, np.nan),
+        "objective": per_card(lambda c: c.objective, np.nan),
         "rows": per_card(lambda c: np.count_nonzero(c.points), -1),
         "max_points": per_card(lambda c: np.abs(c.points).max(), -1),
         "steps": per_card(lambda c: c.steps, -1),
@@ -556,15 +564,16 @@ class FacetsClassifierCV(CardExports, ClassifierMixin, _FacetsCVBase):
 
     ``max_points`` (default 5) bounds every point (the solver's box); ``max_rows`` (default None)
     caps the card's rows: the grid is then a few paths (``gammas`` and ``betas`` default to 3
-    and 12), each seeding an integer local search, and the card of lowest training loss wins
-    (see `.search`; no CV, so there is no ``cv_results_`` but ``search_results_``).
-    ``max_features``, ``monotone``, ``point_bounds`` and ``groups`` are FacetsClassifier's (see
-    `.space`).
+    and 12), each seeding an integer local search, and the card of lowest objective wins (the
+    training loss plus ``card_ridge``'s penalty on the card's weights: see FacetsClassifier and
+    `.search`; no CV, so there is no ``cv_results_`` but ``search_results_``).
+    ``max_features``, ``monotone``, ``point_bounds``, ``groups`` and ``card_ridge`` are
+    FacetsClassifier's (see `.space`).
 
     ``pool`` (None, or N >= 1, with the card search) keeps up to N near-optimal cards, whose
-    training loss is within ``pool_tol`` (default 0.05, relative) of the best card's, of each
+    objective is within ``pool_tol`` (default 0.05, relative) of the best card's, of each
     set of rows the best (see `.pool`): ``pool_`` (the cards, best first), ``cards_`` (their
-    table: rows, loss, training accuracy and AUC), ``feature_share_`` (per feature, or per
+    table: rows, loss, objective, training accuracy and AUC), ``feature_share_`` (per feature, or per
     group with ``groups``, the share of those cards that use it) and ``select_card(i)``, which
     makes card i the model (``selected_card_`` says which one is).
     """

@@ -18,12 +18,12 @@ from interp.blas import single_threaded_blas
 from .export import CardExports
 from .problem import Objective, SolveResult
 from .refit import refit_scale, usable
-from .search import Card, local_search
+from .search import Card, delivered, local_search
 from .space import RowLimits, space_of
 from .snap import GRID_ATOL, integrity_rows, on_grid, snap_to_grid
 from .solver import SolverOptions, WarmStart, solve
 from .validation import (check_fit_memory, check_max_iter, check_positive, check_snap_tol, check_solver,
-                         resolve_penalty)
+                         check_card_ridge, resolve_penalty)
 
 __all__ = ["FacetsRegressor", "FacetsClassifier", "integrity", "binary_target"]
 
@@ -60,11 +60,12 @@ class _FacetsBase(BaseEstimator):
     _loss = "squared"
     # the defaults, for a model pickled before these parameters existed
     max_features = monotone = point_bounds = groups = None
+    card_ridge = 0.0
 
     def __init__(self, lam=0.01, gamma=1.0, *, penalty="scf", eps=0.01, penalty_params=None,
                  solver="newton", tol=1e-4, max_iter=2000, fit_intercept=True, refit_scale=True,
                  snap_tol=1e-4, warm_start=False, max_points=5, max_rows=None, max_features=None,
-                 monotone=None, point_bounds=None, groups=None):
+                 monotone=None, point_bounds=None, groups=None, card_ridge=0.0):
         """One keyword per hyperparameter, stored as given: scikit-learn's estimator contract
         (``get_params``, ``set_params`` and ``clone`` read them back by name, and checks wait
         for ``fit``), so they cannot be grouped into a record."""
@@ -86,6 +87,7 @@ class _FacetsBase(BaseEstimator):
         self.monotone = monotone
         self.point_bounds = point_bounds
         self.groups = groups
+        self.card_ridge = card_ridge
 
     def _fit(self, X, y_num, coef_init=None, intercept_init=None, card: Card | None = None) -> None:
         """Check the parameters, resolve the penalty, solve, snap, refit the scale (or, with
@@ -97,6 +99,7 @@ class _FacetsBase(BaseEstimator):
         snap_tol = check_snap_tol(self.snap_tol)
         limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept, self.max_features)
         space = space_of(self, X.shape[1], limits)
+        ridge = check_card_ridge(self.card_ridge)
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
                               gamma=gamma, fit_intercept=bool(self.fit_intercept),
                               max_points=limits.max_points, bounds=space.solver_box)
@@ -116,9 +119,9 @@ class _FacetsBase(BaseEstimator):
         self.search_steps_ = 0
         if limits.searches:
             if card is None and np.any(self.points_):
-                card = local_search(X, y_num, self.coef_grid_, self._loss, space)
+                card = local_search(X, y_num, self.coef_grid_, self._loss, space, ridge=ridge)
             if card is not None:
-                self._store_card(card, objective.gamma)
+                self._store_card(delivered(card, X, y_num, self._loss), objective.gamma)
 
     def _start(self, X, gamma, coef_init, intercept_init) -> WarmStart | None:
         """Where the solver starts: ``coef_init`` / ``intercept_init`` when given (in the model's
@@ -243,6 +246,14 @@ class FacetsRegressor(CardExports, RegressorMixin, _FacetsBase):
         One label per column; columns with one label are one feature for ``max_features`` and
         for the keys of ``monotone`` and ``point_bounds`` (``card_features(...).groups``: the
         original column of each readable row).  None: every column is its own feature.
+    card_ridge : float >= 0
+        The card search's ridge on the card's weights (its points times its scale): it
+        minimises the mean training loss plus ``card_ridge / (2 n)`` times their squared norm,
+        so a card that fits the training rows a little better only by much larger weights loses
+        to a plainer one (a Gaussian prior of variance ``1 / card_ridge`` on each row's weight;
+        1 is the strength of scikit-learn's ``LogisticRegression(C=1)``).  Default 0: the
+        training loss alone, as FasterRisk.  Only the choice of points feels it: the delivered
+        scale and intercept are the unpenalised fit of the card's totals.
 
     Attributes
     ----------

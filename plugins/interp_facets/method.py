@@ -65,11 +65,12 @@ class Baseline:
 
 
 def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas, n_betas, tol, max_iter,
-        snap_tol, baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points, pool) -> Explanation:
+        snap_tol, baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points, pool,
+        card_ridge) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
     Why so many parameters: beside ``data`` and ``ctx``, one keyword per option of
-    ``FACETS_METHOD`` (17, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
+    ``FACETS_METHOD`` (18, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
     among them), with no defaults.  The options are declared once, in ``plugin.py``; the core
     (``Method.resolve_options``) converts, checks and defaults every one, resolves the penalty
     and its parameters, and calls ``run(data, ctx, **options)``, so the signature is the option
@@ -86,7 +87,7 @@ def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas,
     _check_memory(data, design, folds, n_gammas, n_betas, max_rows, ctx.n_jobs)
     settings = dict(penalty=penalty, penalty_params=penalty_params, solver=solver, tol=tol, max_iter=max_iter,
                     snap_tol=snap_tol, max_rows=max_rows or None, max_points=max_points,
-                    groups=design.groups or None)
+                    groups=design.groups or None, card_ridge=card_ridge)
     seed = 0 if ctx.seed is None else ctx.seed
     splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
     if folds:

@@ -55,9 +55,13 @@ FACETS_METHOD = Method(
                                     "search (0: no limit; (lam, gamma) chosen by CV over the "
                                     "grid, as in the paper)", min=0),
         Option("max_points", int, 5, "every point within [-max_points, max_points]", min=1, max=100),
-        Option("pool", int, 0, "keep up to this many near-optimal cards (training loss within 5% of "
+        Option("pool", int, 0, "keep up to this many near-optimal cards (objective within 5% of "
                                "the best) and show them, with the share of them using each feature "
                                "(0: none)", min=0, max=MAX_POOL),
+        Option("card_ridge", float, 0.0,
+               "the card search minimises the training log-loss plus card_ridge / 2n times the "
+               "squared norm of the card's weights (a normal prior of variance 1 / card_ridge "
+               "on each row's weight; 0: the training loss alone)", min=0, max=1e6),
     ),
     missing=True,
 )

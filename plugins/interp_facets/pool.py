@@ -1,12 +1,12 @@
-"""A pool of near-optimal cards: the distinct cards whose training loss is within a tolerance of
-the best one's.
+"""A pool of near-optimal cards: the distinct cards whose objective (the training loss plus the
+ridge on the card's weights, `.search.scale_ridge`) is within a tolerance of the best one's.
 
 One card hides how many others fit the data nearly as well.  The card search already evaluates
 them: the cards of every seed (one per gamma) and, at the last step of each, the cards one move
 away (a row's points changed, a row swapped for another feature, two rows moved together).
 `card_pool` keeps of each set of rows the best of them (as FasterRisk keeps one card per
 support), polishes its points by a short search on those rows, refits every card's scale and
-intercept exactly and keeps those within ``tol`` (relative) of the lowest loss, best first; so
+intercept exactly and keeps those within ``tol`` (relative) of the lowest objective, best first; so
 the pool's cards differ in which features they use, not only in a point here or there.
 `pool_table` is the table a person reads, and
 `feature_shares` the share of those cards that use each feature: a feature on every
@@ -23,7 +23,7 @@ import pandas as pd
 
 from interp import InputError
 
-from .search import N_EXACT, Card, card_losses, local_search
+from .search import N_EXACT, Card, card_losses, delivered, local_search
 from .space import CardSpace, RowLimits
 from .validation import MAX_POOL
 
@@ -56,14 +56,15 @@ def _canonical(U: np.ndarray, A: np.ndarray) -> np.ndarray:
     return U // np.maximum(g, 1)[:, None]
 
 
-def _best_per_support(X, y, U: np.ndarray, loss: str, space: CardSpace) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct non-empty cards of ``U`` in their canonical form, only the lowest-loss one
-    of each set of rows (support), with their losses, best first.  A card whose bounds fix its
-    orientation (``space.oriented``) keeps it: one whose fitted scale is not positive is left
-    out."""
+def _best_per_support(X, y, U: np.ndarray, loss: str, space: CardSpace, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct non-empty cards of ``U`` in their canonical form, only the one of lowest
+    objective of each set of rows (support), with their objectives, best first.  A card whose
+    bounds fix its orientation (``space.oriented``) keeps it: one whose fitted scale is not
+    positive is left out."""
     U = np.asarray(U, dtype=np.int64)
     U = U[U.any(axis=1)]
-    A, _, F = card_losses(X, y, U, loss)
+    fits = card_losses(X, y, U, loss, ridge)
+    A, F = fits.scale, fits.objective
     if space.oriented:
         U, F, A = U[A > 0], F[A > 0], A[A > 0]
     U = _canonical(U, A)
@@ -79,21 +80,25 @@ def _on_support(space: CardSpace, u: np.ndarray) -> CardSpace:
     return attrs.evolve(space, lower=np.where(on, space.lower, 0.0), upper=np.where(on, space.upper, 0.0))
 
 
-def card_pool(X, y, candidates: np.ndarray, loss: str, space: CardSpace, size: int, tol: float) -> list[Card]:
+def card_pool(X, y, candidates: np.ndarray, loss: str, space: CardSpace, size: int, tol: float,
+              ridge: float = 0.0) -> list[Card]:
     """The near-optimal cards among ``candidates`` (rows of points): of each set of rows the
     best card, its points polished by a short search on those rows alone (a swapped-in row
     arrives with the others' points tuned for the row it replaced), then those within ``tol``
-    (relative) of the lowest training loss, best first (ties: fewest points in total), at most
-    ``size``; each with its scale and intercept fitted on ``X, y`` exactly.  Distinct means
+    (relative) of the lowest objective (training loss plus the ``ridge`` on the weights), best
+    first (ties: fewest points in total), at most ``size``; each with its scale and intercept
+    fitted on ``X, y`` exactly, without the ridge (as `.search.delivered`).  Distinct means
     distinct rows: cards that differ only in points are one card of the pool (the best)."""
-    U, _ = _best_per_support(X, y, candidates, loss, space)
-    polished = [local_search(X, y, u, loss, _on_support(space, u), max_steps=POLISH_STEPS, n_exact=N_EXACT).points
+    U, _ = _best_per_support(X, y, candidates, loss, space, ridge)
+    polished = [local_search(X, y, u, loss, _on_support(space, u), max_steps=POLISH_STEPS, n_exact=N_EXACT,
+                             ridge=ridge).points
                 for u in U[: 2 * size]]
-    U, _ = _best_per_support(X, y, np.array(polished).reshape(-1, X.shape[1]), loss, space)
-    A, B, F = card_losses(X, y, U, loss)
-    keep = F <= F.min(initial=np.inf) * (1 + tol) + 1e-12
-    return [Card(points=U[i], scale=float(A[i]), intercept=float(B[i]), loss=float(F[i]))
-            for i in np.flatnonzero(keep)[:size]]
+    U, _ = _best_per_support(X, y, np.array(polished).reshape(-1, X.shape[1]), loss, space, ridge)
+    fits = card_losses(X, y, U, loss, ridge)
+    F = fits.objective
+    keep = np.flatnonzero(F <= F.min(initial=np.inf) * (1 + tol) + 1e-12)[:size]
+    return [delivered(Card(points=U[i], scale=0.0, intercept=0.0, loss=float(fits.loss[i]),
+                           penalty=float(F[i] - fits.loss[i])), X, y, loss) for i in keep]
 
 
 def card_terms(points, names) -> str:
@@ -104,7 +109,8 @@ def card_terms(points, names) -> str:
 
 def pool_table(cards: list[Card], X, y, names, loss: str, space: CardSpace) -> pd.DataFrame:
     """One row per card: its rows (``card``), counts of ``rows`` and ``features``, largest
-    |points|, training ``loss`` and, for a classifier, training ``accuracy`` and ``auc`` of its
+    |points|, training ``loss``, ``objective`` (the loss plus the ridge on the card's weights:
+    what the pool is ranked by) and, for a classifier, training ``accuracy`` and ``auc`` of its
     total (for a regressor, ``r2``)."""
     from sklearn.metrics import r2_score, roc_auc_score
 
@@ -115,7 +121,7 @@ def pool_table(cards: list[Card], X, y, names, loss: str, space: CardSpace) -> p
         score = card.scale * total + card.intercept
         row = dict(card=card_terms(card.points, names), rows=int(np.count_nonzero(card.points)),
                    features=space.counts(card.points)[1], max_points=int(np.abs(card.points).max()),
-                   loss=card.loss)
+                   loss=card.loss, objective=card.objective)
         if loss == "logistic":
             row.update(accuracy=float(np.mean(np.where(score > 0, 1.0, -1.0) == y)),
                        auc=float(roc_auc_score(y > 0, total)) if np.unique(y).size == 2 else np.nan)

@@ -148,11 +148,11 @@ def pool_sections(model, names) -> list:
 
     table = model.cards_
     tol = float(model.pool_tol)
-    cards = Table(("#", "card", "rows", "loss", "train accuracy", "AUC"),
-                  [(i, card_terms(c.points, names), int(r.rows), float(r.loss), float(r.accuracy), float(r.auc))
-                   for i, (c, r) in enumerate(zip(model.pool_, table.itertuples()))],
-                  title=f"{len(model.pool_)} near-optimal cards: training loss within {tol:.0%} of the best "
-                        f"(card {model.selected_card_} is the model's)")
+    cards = Table(("#", "card", "rows", "loss", "objective", "train accuracy", "AUC"),
+                  [(i, card_terms(c.points, names), int(r.rows), float(r.loss), float(r.objective), float(r.accuracy),
+                    float(r.auc)) for i, (c, r) in enumerate(zip(model.pool_, table.itertuples()))],
+                  title=f"{len(model.pool_)} near-optimal cards: objective (training loss plus the card ridge) "
+                        f"within {tol:.0%} of the best (card {model.selected_card_} is the model's)")
     shares = Table(("feature", "share of the near-optimal cards"),
                    [(str(f), float(v)) for f, v in model.feature_share_.items()],
                    title="a feature on every near-optimal card is robust; one on a few is a choice among "
@@ -161,12 +161,12 @@ def pool_sections(model, names) -> list:
 
 
 def pool_payload(model, names) -> dict:
-    """The pool in the JSON payload: per card its rows, loss, accuracy and AUC, and the
-    feature shares."""
+    """The pool in the JSON payload: per card its rows, loss, objective, accuracy and AUC, and
+    the feature shares."""
     from .pool import card_terms
 
     cards = [{"card": card_terms(c.points, names), "points": [int(p) for p in c.points], "loss": float(r.loss),
-              "train_accuracy": float(r.accuracy), "auc": float(r.auc)}
+              "objective": float(r.objective), "train_accuracy": float(r.accuracy), "auc": float(r.auc)}
              for c, r in zip(model.pool_, model.cards_.itertuples())]
     return {"tolerance": float(model.pool_tol), "selected": int(model.selected_card_), "cards": cards,
             "feature_share": {str(f): float(v) for f, v in model.feature_share_.items()}}

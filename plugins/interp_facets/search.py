@@ -3,8 +3,12 @@ and ``max_features`` features): a local search on the integer points, the scale 
 re-fitted at every step.  Every move stays in the space; when its bounds fix the card's
 orientation (a monotone feature), a move whose refitted scale turns negative is not taken.
 
-The loss of an integer card ``u`` is ``F(u) = min_{a, b} loss(a X u + b, y)``: the card's points
-are frozen and only its scale (the grid step) and threshold are fitted, as `.refit` does.
+The objective of an integer card ``u`` is ``F(u) = min_{a, b} loss(a X u + b, y) + r/2 |a u|^2``:
+the card's points are frozen and only its scale (the grid step) and threshold are fitted, as
+`.refit` does; the ridge ``r`` on the card's weights ``a u`` (`scale_ridge`: ``ridge / n``, a
+Gaussian prior on each row's weight in logits) makes a card that fits the training rows only
+slightly better by much larger weights lose to one that generalises; ``ridge = 0`` leaves the
+training loss alone, as FasterRisk minimises it.
 `local_search` walks from a start card to a card no single move improves, where a move is
 
 * setting one coordinate to any value in [-M, M] (this adds a row, drops one or changes its
@@ -47,8 +51,8 @@ from .refit import refit_scale
 from .solver import SolverOptions, WarmStart, solve
 from .space import CardSpace, RowLimits
 
-__all__ = ["RowLimits", "CardSpace", "Card", "card_losses", "local_search", "capped_path", "search_grid",
-           "neighbourhood"]
+__all__ = ["RowLimits", "CardSpace", "Card", "CardFits", "card_losses", "scale_ridge", "delivered",
+           "local_search", "capped_path", "search_grid", "neighbourhood"]
 
 #: moves scored exactly per step: as many as make at most EXACT_BUDGET (rows x moves) values, at
 #: least N_EXACT (so a small problem's neighbourhood is scored exactly, move by move); the most
@@ -58,8 +62,8 @@ EXACT_BUDGET, N_EXACT, MAX_STEPS = 30_000, 24, 500
 REL_IMPROVEMENT = 1e-10
 #: Newton steps of a moved card's (scale, intercept) fit, started at the current card's: for the
 #: first-ranked moves, and for the others, tried when none of those improves (so that a move is
-#: not missed for want of steps); the halvings of one step, and the ridge on the scale that keeps
-#: separable totals finite (as in `.refit`)
+#: not missed for want of steps); the halvings of one step, and the least ridge on the card's
+#: weights, which keeps separable totals finite (as in `.refit`; see `scale_ridge`)
 N_REFIT, N_REFIT_ALL, N_HALVINGS, RIDGE = 3, 12, 5, 1e-6
 #: the search stops once the loss is below this fraction of the intercept-only model's (a card
 #: that separates the training rows: only its margin could still grow)
@@ -69,9 +73,11 @@ LOSS_FLOOR = 1e-4
 @attrs.frozen(eq=False)
 class Card:
     """An integer card: ``points`` (d,), the fitted ``scale`` (its grid step) and ``intercept``,
-    its training ``loss``, the ``steps`` (accepted moves) the search made and, when the search
-    was asked to keep them, ``near``: the cards one move away that it evaluated last (rows of
-    points, best first), the candidates of a pool of near-optimal cards."""
+    its training ``loss``, the ridge's ``penalty`` on its weights (``objective``, their sum, is
+    what the search minimised: `scale_ridge`), the ``steps`` (accepted moves) the search made
+    and, when the search was asked to keep them, ``near``: the cards one move away that it
+    evaluated last (rows of points, best first), the candidates of a pool of near-optimal
+    cards."""
 
     points: np.ndarray
     scale: float
@@ -79,6 +85,11 @@ class Card:
     loss: float
     steps: int = 0
     near: np.ndarray | None = None
+    penalty: float = 0.0
+
+    @property
+    def objective(self) -> float:
+        return self.loss + self.penalty
 
 
 @attrs.frozen(eq=False)
@@ -125,35 +136,81 @@ class Moves:
         return U
 
 
-def card_losses(X, y, U, loss: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every row of ``U`` (cards, (m, d)): the re-fitted scale a, intercept b and loss
-    ``loss(a X u + b, y)`` (see `.refit`)."""
-    S = X @ np.atleast_2d(U).T
-    a, b = refit_scale(S, y, loss, ridge=RIDGE)
-    return a, b, get_datafit(loss).column_values(S * a + b, y)
+def scale_ridge(n_rows: int, ridge: float) -> float:
+    """The ridge on the norm ``a |u|`` of a card's weights (its points times its scale) in the
+    search's objective, in units of the mean loss: ``ridge / n_rows`` (``ridge / 2 |a u|^2`` on
+    the summed loss, a Gaussian prior of variance ``1 / ridge`` on each row's weight), plus
+    the least ridge `RIDGE` that keeps separable totals finite.  On the norm, not on ``a``:
+    a card and its multiples (the same model) pay the same."""
+    return RIDGE + float(ridge) / max(int(n_rows), 1)
 
 
-def _objectives(S, y, A, B, datafit) -> np.ndarray:
-    """What the search minimises, per column of the totals ``S``: the loss of ``A S + B`` plus
-    the tiny ridge on the scale (`RIDGE`, as the refit has)."""
-    return datafit.column_values(S * A + B, y) + 0.5 * RIDGE * A * A
+@attrs.frozen(eq=False)
+class CardFits:
+    """Per card: the re-fitted ``scale`` and ``intercept``, the training ``loss`` there and the
+    ``objective`` (the loss plus the ridge on the card's weights, `scale_ridge`)."""
+
+    scale: np.ndarray
+    intercept: np.ndarray
+    loss: np.ndarray
+    objective: np.ndarray
 
 
-def _warm_losses(S, y, a: float, b: float, loss: str, n_steps: int = N_REFIT, positive: bool = False):
-    """(a, b, objective) per column of the totals ``S`` after at most ``n_steps`` damped Newton
-    steps on (a, b) from the current card's (a, b); a column stops once a step no longer lowers
-    its objective (`_objectives`).  Each value is that of a real (a, b), so it bounds the
+def card_losses(X, y, U, loss: str, ridge: float = 0.0) -> CardFits:
+    """For every row of ``U`` (cards, (m, d)): the scale a and intercept b minimising
+    ``loss(a X u + b, y)`` plus the ``ridge`` on the weights ``a u`` (`scale_ridge`; see
+    `.refit`)."""
+    return _fits(X, y, U, loss, scale_ridge(np.shape(X)[0], ridge))
+
+
+def _fits(X, y, U, loss: str, r: float) -> CardFits:
+    """`card_losses` with the ridge ``r`` on the weights' norm (`scale_ridge`'s value)."""
+    U = np.atleast_2d(U)
+    norms = _norms(U)
+    S = (X @ U.T) / norms
+    a, b = refit_scale(S, y, loss, ridge=r)
+    values = get_datafit(loss).column_values(S * a + b, y)
+    return CardFits(scale=a / norms, intercept=b, loss=values, objective=values + 0.5 * r * a * a)
+
+
+def delivered(card: Card, X, y, loss: str) -> Card:
+    """``card`` with the scale and intercept a model delivers: `.refit`'s fit of its totals
+    (maximum likelihood, with only the tiny ridge on the scale that the risk table's fit has
+    too), so that the model predicts the risks its table shows; the search's ridge only chose
+    the points."""
+    a, b = refit_scale(np.asarray(X, dtype=float) @ card.points, y, loss)
+    return attrs.evolve(card, scale=float(a[0]), intercept=float(b[0]))
+
+
+def _norms(U) -> np.ndarray:
+    """|u| of each card (row of ``U``); 1 for the empty card, whose scale is free."""
+    norms = np.sqrt(np.einsum("ij,ij->i", U, U, dtype=float))
+    return np.where(norms > 0, norms, 1.0)
+
+
+def _objectives(S, y, A, B, datafit, r: float) -> np.ndarray:
+    """What the search minimises, per column of the totals ``S`` (each divided by its card's
+    norm, so that ``A`` is the norm of the weights): the loss of ``A S + B`` plus the ridge
+    ``r`` on ``A`` (`scale_ridge`)."""
+    return datafit.column_values(S * A + B, y) + 0.5 * r * A * A
+
+
+def _warm_losses(S, y, a, b: float, loss: str, r: float, n_steps: int = N_REFIT, positive: bool = False):
+    """(a, b, objective) per column of the totals ``S`` (divided by their cards' norms) after
+    at most ``n_steps`` damped Newton steps on (a, b) from ``(a, b)`` (``a`` per column: the
+    current card's weights' norm); a column stops once a step no longer lowers its objective
+    (`_objectives`, with the ridge ``r``).  Each value is that of a real (a, b), so it bounds the
     moved card's from above; the moves change the totals little, so a few steps from the
     current fit come close to the full refit.  With ``positive`` (a card whose orientation its
     bounds fix), a column whose scale ends at or below 0 gets an infinite objective: with a >= 0
     imposed its best is the intercept-only model, never an improvement."""
     datafit = get_datafit(loss)
-    A, B = np.full(S.shape[1], a), np.full(S.shape[1], b)
-    F = _objectives(S, y, A, B, datafit)
+    A, B = np.broadcast_to(np.asarray(a, dtype=float), S.shape[1]).copy(), np.full(S.shape[1], b)
+    F = _objectives(S, y, A, B, datafit, r)
     act = np.arange(S.shape[1])  # the columns still moving
     for _ in range(n_steps):
         Sa = S[:, act]
-        A_new, B_new, F_new = _newton_step(Sa, y, A[act], B[act], F[act], datafit)
+        A_new, B_new, F_new = _newton_step(Sa, y, A[act], B[act], F[act], datafit, r)
         ok = F_new < F[act]
         moved = act[ok]
         A[moved], B[moved], F[moved] = A_new[ok], B_new[ok], F_new[ok]
@@ -165,23 +222,24 @@ def _warm_losses(S, y, a: float, b: float, loss: str, n_steps: int = N_REFIT, po
     return A, B, F
 
 
-def _newton_step(S, y, A, B, F, datafit):
+def _newton_step(S, y, A, B, F, datafit, r: float):
     """One Newton step on every column's (a, b), halved (up to `N_HALVINGS` times) where
-    it does not lower the objective ``F``; returns the new (a, b, objective)."""
+    it does not lower the objective ``F`` (with the ridge ``r`` on a); returns the new (a, b,
+    objective)."""
     G, W = datafit.gradient_and_curvature(S * A + B, y[:, None])
     W = W if W.ndim == 2 else W[:, None]
     WS = W * S
-    ga, gb = (G * S).sum(axis=0) + RIDGE * A, G.sum(axis=0)
-    haa, hab, hbb = (WS * S).sum(axis=0) + RIDGE, WS.sum(axis=0), W.sum(axis=0) + 1e-12
+    ga, gb = (G * S).sum(axis=0) + r * A, G.sum(axis=0)
+    haa, hab, hbb = (WS * S).sum(axis=0) + r, WS.sum(axis=0), W.sum(axis=0) + 1e-12
     det = np.maximum(haa * hbb - hab * hab, 1e-300)
     A_new, B_new = A - (hbb * ga - hab * gb) / det, B - (haa * gb - hab * ga) / det
-    F_new = _objectives(S, y, A_new, B_new, datafit)
+    F_new = _objectives(S, y, A_new, B_new, datafit, r)
     for _ in range(N_HALVINGS):
         bad = np.flatnonzero(~(F_new < F))
         if bad.size == 0:
             break
         A_new[bad], B_new[bad] = (A[bad] + A_new[bad]) / 2, (B[bad] + B_new[bad]) / 2
-        F_new[bad] = _objectives(S[:, bad], y, A_new[bad], B_new[bad], datafit)
+        F_new[bad] = _objectives(S[:, bad], y, A_new[bad], B_new[bad], datafit, r)
     return A_new, B_new, F_new
 
 
@@ -276,6 +334,17 @@ def predicted_changes(X, X2, y, s, a: float, b: float, moves: Moves, loss: str) 
     return lin + 0.5 * a * a * np.maximum(reduced, 0.0)
 
 
+def _moved_norms(u, moves: Moves, pick=slice(None)) -> np.ndarray:
+    """|v| for each of the moves ``pick``, v = u + d1 e_j1 + d2 e_j2 the card whose totals the
+    move gives (`_moved_totals`: a refining move's card up to its factor c); 1 for the empty
+    card, as `_norms`."""
+    j1, d1, j2, d2 = moves.j1[pick], moves.d1[pick], moves.j2[pick], moves.d2[pick]
+    u = u.astype(float)
+    q = u @ u + (2 * u[j1] + d1) * d1 + np.where(j2 >= 0, (2 * u[np.maximum(j2, 0)] + d2) * d2, 0.0)
+    norms = np.sqrt(np.maximum(q, 0.0))
+    return np.where(norms > 1e-12, norms, 1.0)
+
+
 def _moved_totals(X, s, moves: Moves, pick: np.ndarray) -> np.ndarray:
     """The totals ``X u`` after each of the moves ``pick``, one column each."""
     j1, d1, j2, d2 = moves.j1[pick], moves.d1[pick], moves.j2[pick], moves.d2[pick]
@@ -296,17 +365,22 @@ class _Evaluated:
     F: np.ndarray
 
 
-def _best_move(X, y, s, card: Card, moves: Moves, order: np.ndarray, loss: str,
+def _best_move(X, y, s, card: Card, moves: Moves, order: np.ndarray, loss: str, r: float,
                positive: bool) -> tuple[int | None, _Evaluated]:
     """The index of the best exactly evaluated move that lowers ``card``'s objective
-    (``card.loss`` holds it here), or None, and the moves of the last round evaluated.  The
+    (``card.loss`` holds it here; ``r`` the ridge on the weights' norm, `scale_ridge`), or
+    None, and the moves of the last round evaluated (their scales those of the moved cards'
+    totals, `_moved_totals`).  The
     `N_EXACT` best-ranked moves are evaluated first; only when none of them improves is
     all of ``order`` evaluated, with more Newton steps (so a step usually costs N_EXACT
     evaluations, and the last one, which shows that nothing improves, all of them)."""
     goal = card.loss - REL_IMPROVEMENT * max(abs(card.loss), 1e-300)
+    norm = float(_norms(card.points[None, :])[0])
     for pick, n_steps in ((order[:N_EXACT], N_REFIT), (order, N_REFIT_ALL)):
-        done = _Evaluated(pick, *_warm_losses(_moved_totals(X, s, moves, pick), y, card.scale, card.intercept,
-                                              loss, n_steps, positive))
+        norms = _moved_norms(card.points, moves, pick)
+        A, B, F = _warm_losses(_moved_totals(X, s, moves, pick) / norms, y, card.scale * norm, card.intercept,
+                               loss, r, n_steps, positive)
+        done = _Evaluated(pick, A / norms, B, F)
         best = int(np.argmin(done.F))
         if done.F[best] < goal:
             return best, done
@@ -316,14 +390,16 @@ def _best_move(X, y, s, card: Card, moves: Moves, order: np.ndarray, loss: str,
 @attrs.define(eq=False)
 class _Walk:
     """One local search in progress: the data (``X``, ``X2 = X * X``, ``y``, ``loss``), the
-    ``space`` it moves in, how many moves it scores exactly per step (``n_exact``), the loss at
-    which it stops (``floor``), and its card ``u`` with scale ``a``, intercept ``b`` and
-    objective ``f``; ``near`` keeps that many of the last step's evaluated cards."""
+    ridge ``r`` on the weights' norm (`scale_ridge`), the ``space`` it moves in, how many moves
+    it scores exactly per step (``n_exact``), the loss at which it stops (``floor``), and its
+    card ``u`` with scale ``a``, intercept ``b`` and objective ``f``; ``near`` keeps that many
+    of the last step's evaluated cards."""
 
     X: np.ndarray
     X2: np.ndarray
     y: np.ndarray
     loss: str
+    r: float
     space: CardSpace
     n_exact: int
     floor: float
@@ -343,9 +419,10 @@ class _Walk:
             return False
         s = self.X @ self.u
         ranked = predicted_changes(self.X, self.X2, self.y, s, self.a, self.b, moves, self.loss)
+        ranked += 0.5 * self.r * self.a**2 * (_moved_norms(self.u, moves) ** 2 - self.u @ self.u)
         order = np.argsort(ranked, kind="stable")[: self.n_exact]
         best, done = _best_move(self.X, self.y, s, Card(self.u, self.a, self.b, self.f), moves, order,
-                                self.loss, self.space.oriented)
+                                self.loss, self.r, self.space.oriented)
         if best is None:
             if self.keep_near:
                 ok = np.flatnonzero(np.isfinite(done.F))
@@ -355,7 +432,7 @@ class _Walk:
         self.u = moves.cards(self.u, done.pick[best : best + 1])[0]
         c = float(moves.times[done.pick[best]])  # a refining move: the real card's scale is A / c
         self.a, self.b = float(done.A[best]) / c, float(done.B[best])
-        self.f = float(done.F[best]) + 0.5 * RIDGE * self.a * self.a * (1 - c * c)
+        self.f = float(done.F[best])  # the weights a u are the moved totals' ones: the same ridge
         self.steps += 1
         return True
 
@@ -372,16 +449,16 @@ class _Walk:
                 return
             self.u = self.u // g
             divided.add(self.u.tobytes())
-            self.a, self.b, self.f = _refit_objective(self.X, self.y, self.u, self.loss)
+            self.a, self.b, self.f = _refit_objective(self.X, self.y, self.u, self.loss, self.r)
 
 
 def local_search(X, y, u0, loss: str, space: CardSpace, max_steps: int = MAX_STEPS, near: int = 0,
-                 n_exact: int | None = None) -> Card:
+                 n_exact: int | None = None, ridge: float = 0.0) -> Card:
     """From the integer card ``u0`` (made feasible first: `CardSpace.feasible`), take the
     best improving move of the neighbourhood until none improves (module docstring); the
-    training loss (with the refit's tiny ridge on the scale, which keeps separable totals
-    finite) never rises.  When the neighbourhood is small enough to score every move exactly
-    (`EXACT_BUDGET`) the result is a local optimum: no move lowers its loss.  A card whose
+    objective, the training loss plus the ``ridge`` on the card's weights (`scale_ridge`),
+    never rises.  When the neighbourhood is small enough to score every move exactly
+    (`EXACT_BUDGET`) the result is a local optimum: no move lowers its objective.  A card whose
     points share a factor is divided by it (the same model).  ``near`` > 0 keeps that many of
     the cards one move away evaluated at the last step (`Card.near`).  ``n_exact`` caps the
     moves scored exactly per step (default: `EXACT_BUDGET` values, at least `N_EXACT`
@@ -392,42 +469,45 @@ def local_search(X, y, u0, loss: str, space: CardSpace, max_steps: int = MAX_STE
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     u = space.feasible(u0)
-    a, b, f = _refit_objective(X, y, u, loss)
+    r = scale_ridge(X.shape[0], ridge)
+    a, b, f = _refit_objective(X, y, u, loss, r)
     if space.oriented and not a > 0:
-        u, (a, b, f) = _best_single_row(X, y, space, loss)
-    floor = LOSS_FLOOR * card_losses(X, y, np.zeros_like(u), loss)[2][0]
+        u, (a, b, f) = _best_single_row(X, y, space, loss, r)
+    floor = LOSS_FLOOR * card_losses(X, y, np.zeros_like(u), loss).loss[0]
     if n_exact is None:
         n_exact = max(N_EXACT, EXACT_BUDGET // max(X.shape[0], 1), near)
-    walk = _Walk(X, X * X, y, loss, space, n_exact, floor, u, a, b, f, keep_near=near)
+    walk = _Walk(X, X * X, y, loss, r, space, n_exact, floor, u, a, b, f, keep_near=near)
     walk.run(max_steps)
     a, b, f = walk.a, walk.b, walk.f
-    refit = _refit_objective(X, y, walk.u, loss)  # the full refit of the last card's scale
+    refit = _refit_objective(X, y, walk.u, loss, r)  # the full refit of the last card's scale
     if walk.steps and refit[2] < f and (refit[0] > 0 or not space.oriented):
         a, b, f = refit
-    card = Card(points=walk.u, scale=a, intercept=b, loss=f - 0.5 * RIDGE * a * a, steps=walk.steps,
-                near=walk.near)
+    penalty = 0.5 * r * a * a * float(walk.u @ walk.u)
+    card = Card(points=walk.u, scale=a, intercept=b, loss=f - penalty, steps=walk.steps, near=walk.near,
+                penalty=penalty)
     return card if space.oriented else _oriented(card)
 
 
-def _best_single_row(X, y, space: CardSpace, loss: str):
+def _best_single_row(X, y, space: CardSpace, loss: str, r: float):
     """The one-row card of lowest objective with a positive scale (the start of a search whose
     bounds fix the orientation when the given start has none), with its (a, b, objective); the
     empty card when no row has one."""
     lo, hi = space.integer_bounds(np.zeros(X.shape[1], dtype=np.int64))
     moves = _value_moves(np.zeros(X.shape[1], dtype=np.int64), lo, hi)
     U = moves.cards(np.zeros(X.shape[1], dtype=np.int64), np.arange(moves.size))
-    A, B, F = card_losses(X, y, U, loss)
-    F = np.where(A > 0, F + 0.5 * RIDGE * A * A, np.inf)
+    fits = _fits(X, y, U, loss, r)
+    F = np.where(fits.scale > 0, fits.objective, np.inf)
     if not U.size or not np.isfinite(F).any():
-        return np.zeros(X.shape[1], dtype=np.int64), _refit_objective(X, y, np.zeros(X.shape[1]), loss)
+        return np.zeros(X.shape[1], dtype=np.int64), _refit_objective(X, y, np.zeros(X.shape[1]), loss, r)
     best = int(np.argmin(F))
-    return U[best], (float(A[best]), float(B[best]), float(F[best]))
+    return U[best], (float(fits.scale[best]), float(fits.intercept[best]), float(F[best]))
 
 
-def _refit_objective(X, y, u, loss: str) -> tuple[float, float, float]:
-    """(a, b, objective) of card ``u`` with its scale and intercept fully re-fitted."""
-    a, b, f = (float(v[0]) for v in card_losses(X, y, u, loss))
-    return a, b, f + 0.5 * RIDGE * a * a
+def _refit_objective(X, y, u, loss: str, r: float) -> tuple[float, float, float]:
+    """(a, b, objective) of card ``u`` with its scale and intercept fully re-fitted (``r``: the
+    ridge on its weights' norm, `scale_ridge`)."""
+    fits = _fits(X, y, u, loss, r)
+    return float(fits.scale[0]), float(fits.intercept[0]), float(fits.objective[0])
 
 
 def _oriented(card: Card) -> Card:
@@ -491,8 +571,8 @@ def _separates(totals: np.ndarray, y: np.ndarray) -> bool:
 @attrs.frozen(eq=False)
 class GridSearch:
     """`search_grid`'s outcome: per gamma its ``paths`` and searched ``cards`` (None where
-    no fit was within the limits), and ``best``, the gamma whose card has the lowest training
-    loss (-1: none)."""
+    no fit was within the limits), and ``best``, the gamma whose card has the lowest objective
+    (-1: none)."""
 
     paths: list
     cards: list
@@ -500,11 +580,12 @@ class GridSearch:
 
 
 def search_grid(X, y, objective: Objective, gammas, lams, space: CardSpace, options: SolverOptions,
-                near: int = 0) -> GridSearch:
+                near: int = 0, ridge: float = 0.0) -> GridSearch:
     """For each gamma, the Facets path down ``lams[g]`` (`capped_path`), then
-    `local_search` from its weakest card within the limits; the best card is the one of
-    lowest training loss (ties: fewest points in total, then the first gamma).  ``near`` > 0
-    keeps that many cards one move away from each searched card (`Card.near`).
+    `local_search` (with the ``ridge`` on the card's weights) from its weakest card within the
+    limits; the best card is the one of lowest objective (training loss plus that ridge; ties:
+    fewest points in total, then the first gamma).  ``near`` > 0 keeps that many cards one move
+    away from each searched card (`Card.near`).
 
     Why the path: at grid step gamma it adds features in the order the penalty admits them,
     with integer points already in place, so it hands the search a card of the right scale
@@ -519,8 +600,8 @@ def search_grid(X, y, objective: Objective, gammas, lams, space: CardSpace, opti
         paths.append(path)
         card = None
         if path.start >= 0:
-            card = local_search(X, y, path.coefs[path.start], objective.loss, space, near=near)
+            card = local_search(X, y, path.coefs[path.start], objective.loss, space, near=near, ridge=ridge)
         cards.append(card)
     found = [g for g, c in enumerate(cards) if c is not None]
-    best = min(found, key=lambda g: (cards[g].loss, np.abs(cards[g].points).sum(), g), default=-1)
+    best = min(found, key=lambda g: (cards[g].objective, np.abs(cards[g].points).sum(), g), default=-1)
     return GridSearch(paths=paths, cards=cards, best=best)

@@ -28,6 +28,7 @@ MAX_CV_ROWS = 10_000
 #: the most cards a pool keeps: each is polished by its own search, so the pool's size is work
 MAX_POOL = 1000
 
+
 #: what a fit holds at once, in float64 arrays: d x d matrices (the Gram matrix X'X / n, the
 #: curvature bound, its scaled copy and the eigensolver's or Newton step's workspace), per
 #: parallel worker; n x d copies of the design besides X itself (the solver's column-major and
@@ -52,6 +53,14 @@ def check_max_cv_rows(max_cv_rows, n_folds: int) -> int | None:
         raise InputError(f"max_cv_rows must be None or an integer >= {2 * n_folds} (two rows per "
                          f"CV fold), got {max_cv_rows!r}")
     return int(max_cv_rows)
+
+
+def check_card_ridge(card_ridge) -> float:
+    """``card_ridge`` (the card search's ridge on the card's weights, `.search.scale_ridge`) as a
+    float, if it is a finite number >= 0."""
+    if not _is_real(card_ridge) or not 0 <= float(card_ridge) < np.inf:
+        raise InputError(f"card_ridge must be a number >= 0, got {card_ridge!r}")
+    return float(card_ridge)
 
 
 def _is_real(value) -> bool:

@@ -103,6 +103,7 @@ def test_run_method_returns_figures_and_the_estimator(tmp_path):
         (("--cv", 1), "--cv needs at least 2 folds"),
         (("--max-rows", -1), "--max-rows must be >= 0, got -1"),
         (("--max-points", 0), "--max-points must be >= 1, got 0"),
+        (("--card-ridge", -1), "--card-ridge must be >= 0, got -1"),
     ],
 )
 def test_bad_options_are_one_line_errors(run, tmp_path, args, message):
@@ -125,6 +126,15 @@ def test_the_penalty_and_its_parameters_reach_the_model_and_the_text(run, tmp_pa
     assert data["params"]["penalty_params"] == data["explanation"]["penalty_params"] == params
     assert "eps" not in data["params"] and data["params"]["lam"] == 0.01
     assert f"fitted with {named}" in data["text"]
+
+
+def test_card_ridge_reaches_the_card_search_and_the_saved_model(tmp_path):
+    data = interp.load_dataset(card_csv(tmp_path, n=200, seed=3), "sick")
+    exp = run_method("facets", data, {"max_rows": 3, "cv": 2, "card_ridge": 2.5}, RunContext(seed=0, quiet=True))
+    model = exp.estimator[-1]
+    assert exp.params["card_ridge"] == 2.5 and model.card_ridge == 2.5
+    chosen = np.flatnonzero(model.search_results_["chosen"])[0]
+    assert model.search_results_["objective"][chosen] > model.search_results_["loss"][chosen]
 
 
 def test_the_result_is_typed_sections_a_card_tables_and_figures(tmp_path):

@@ -28,7 +28,7 @@ def pooled():
     X, y = pooled_data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = FacetsClassifierCV(max_rows=4, pool=30).fit(X, y)
+        model = FacetsClassifierCV(max_rows=4, pool=30, card_ridge=2.0).fit(X, y)
     return model, X, y
 
 
@@ -39,9 +39,14 @@ def test_the_pool_holds_distinct_near_optimal_cards_best_first(pooled):
     assert 3 <= len(pool) <= 30 and len(model.cards_) == len(pool)
     supports = {tuple(c.points != 0) for c in pool}
     assert len(supports) == len(pool)  # distinct rows, not only distinct points
-    A, B, F = card_losses(X.to_numpy(), y_pm, np.array([c.points for c in pool]), "logistic")
-    np.testing.assert_allclose(F, model.cards_["loss"], rtol=1e-9)
-    np.testing.assert_allclose([c.scale for c in pool], A, rtol=1e-6)
+    fits = card_losses(X.to_numpy(), y_pm, np.array([c.points for c in pool]), "logistic", 2.0)
+    F = fits.objective  # what the pool ranks by: the loss plus the card ridge's penalty
+    np.testing.assert_allclose(F, model.cards_["objective"], rtol=1e-9)
+    np.testing.assert_allclose(fits.loss, model.cards_["loss"], rtol=1e-9)
+    # each card's scale is the one it delivers when selected: the fit of its totals without the
+    # card ridge (the same as the card ridge 0's up to the least ridge, on a or on |a u|)
+    plain = card_losses(X.to_numpy(), y_pm, np.array([c.points for c in pool]), "logistic")
+    np.testing.assert_allclose([c.scale for c in pool], plain.scale, rtol=1e-3)
     assert np.all(np.diff(F) >= -1e-12) and F[-1] <= F[0] * (1 + model.pool_tol) + 1e-12
     assert all(np.count_nonzero(c.points) <= 4 and np.abs(c.points).max() <= 5 for c in pool)
     # card 0 is the model, and the table's accuracy is each card's own

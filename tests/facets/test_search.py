@@ -12,7 +12,7 @@ from scipy.optimize import minimize
 
 import interp
 from interp_facets import FacetsClassifier, FacetsClassifierCV, FacetsRegressor, FacetsRegressorCV
-from interp_facets.search import EXACT_BUDGET, RIDGE, card_losses, local_search, neighbourhood
+from interp_facets.search import EXACT_BUDGET, card_losses, local_search, neighbourhood, scale_ridge
 from interp_facets.space import CardSpace
 
 
@@ -26,15 +26,16 @@ def scored_data(n=300, d=6, seed=0, noise=0.8):
     return X, y
 
 
-def brute_force(X, y_pm, max_rows, max_points):
-    """The lowest training loss over every integer card with at most max_rows rows and points
-    in [-max_points, max_points] (scale and intercept fitted per card), and its card."""
+def brute_force(X, y_pm, max_rows, max_points, ridge=0.0):
+    """The lowest objective (training loss plus the ridge on the weights) over every integer
+    card with at most max_rows rows and points in [-max_points, max_points] (scale and intercept
+    fitted per card), and its card."""
     values = range(-max_points, max_points + 1)
     cards = np.array([u for u in itertools.product(values, repeat=X.shape[1])
                       if 0 < np.count_nonzero(u) <= max_rows], dtype=float)
-    losses = card_losses(X, y_pm, cards, "logistic")[2]
-    best = int(np.argmin(losses))
-    return losses[best], cards[best]
+    objectives = card_losses(X, y_pm, cards, "logistic", ridge).objective
+    best = int(np.argmin(objectives))
+    return objectives[best], cards[best]
 
 
 def logistic_loss_of(total, y_pm, ridge=0.0):
@@ -65,8 +66,9 @@ def test_cards_respect_max_rows_and_max_points(seed, d, max_rows, max_points):
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), max_rows=st.integers(1, 5), max_points=st.integers(1, 5))
-def test_the_search_never_raises_the_training_loss(seed, max_rows, max_points):
+@given(seed=st.integers(0, 10_000), max_rows=st.integers(1, 5), max_points=st.integers(1, 5),
+       ridge=st.sampled_from([0.0, 1.0, 20.0]))
+def test_the_search_never_raises_its_objective_and_ends_at_a_local_optimum(seed, max_rows, max_points, ridge):
     rng = np.random.default_rng(seed)
     X, y = scored_data(n=120, d=7, seed=seed)
     y_pm = 2.0 * y - 1
@@ -74,43 +76,77 @@ def test_the_search_never_raises_the_training_loss(seed, max_rows, max_points):
     start = space.feasible(rng.integers(-6, 7, size=7))
     if not start.any():
         start[0] = 1
-    card = local_search(X, y_pm, start, "logistic", space)
-    a0, _, before = card_losses(X, y_pm, start, "logistic")
-    # what the search minimises: the loss plus the refit's tiny ridge on the scale (a card
-    # divided by the common factor of its points is the same model: its loss is the same but
-    # for that ridge)
-    fitted = card.loss + 0.5 * RIDGE * card.scale**2
-    assert card.loss <= before[0] + 1e-9
+    card = local_search(X, y_pm, start, "logistic", space, ridge=ridge)
+    before = card_losses(X, y_pm, start, "logistic", ridge).objective[0]
+    assert card.objective <= before + 1e-9
     assert np.gcd.reduce(np.abs(card.points)) == 1
     assert np.count_nonzero(card.points) <= max_rows and np.abs(card.points).max() <= max_points
-    # the reported scale and intercept are the card's best (under the tiny ridge on the scale
-    # that keeps separable totals finite): an independent 2-parameter fit agrees
-    assert fitted == pytest.approx(logistic_loss_of(X @ card.points, y_pm, RIDGE), abs=1e-7)
+    # what the search minimises: the mean loss plus r / 2 |a u|^2 (r = ridge / n and the least
+    # ridge that keeps separable totals finite); an independent 2-parameter fit agrees
+    r, norm2 = scale_ridge(len(y), ridge), float(card.points @ card.points)
+    assert card.objective == pytest.approx(logistic_loss_of(X @ card.points, y_pm, r * norm2), abs=1e-7)
+    assert card.penalty == pytest.approx(0.5 * r * card.scale**2 * norm2, rel=1e-9)
     # and on a problem this small every move is scored exactly: no move improves (a local optimum)
     moves = neighbourhood(card.points, space)
     assert moves.size * len(y) <= EXACT_BUDGET
     U = moves.cards(card.points, np.arange(moves.size))
-    A, _, F = card_losses(X, y_pm, U, "logistic")
+    F = card_losses(X, y_pm, U, "logistic", ridge).objective
     # a move to a multiple of the card (1 and 1 to 2 and 2) is the same model once the scale
     # re-fits: the neighbourhood leaves it out
     multiple = np.abs(U @ card.points) * np.linalg.norm(card.points) == (
         np.linalg.norm(U, axis=1) * np.linalg.norm(card.points) ** 2)
     assert not multiple[U.any(axis=1)].any()
-    assert (F + 0.5 * RIDGE * A**2).min() >= fitted - 1e-9
+    assert F.min() >= card.objective - 1e-9
 
 
+def test_a_card_and_its_multiple_pay_the_same_ridge():
+    """The ridge is on the weights a u, not on the scale: 2u is the same model as u."""
+    X, y = scored_data(n=150, d=4, seed=7)
+    fits = card_losses(X, 2.0 * y - 1, np.array([[2, -1, 1, 0], [4, -2, 2, 0]]), "logistic", 5.0)
+    assert fits.objective[0] == pytest.approx(fits.objective[1], rel=1e-10)
+    assert fits.scale[0] == pytest.approx(2 * fits.scale[1], rel=1e-8)
+
+
+def test_a_larger_ridge_gives_smaller_weights_and_a_higher_training_loss():
+    X, y = scored_data(n=150, d=4, seed=8)
+    card = np.array([[3, -2, 1, 2]])
+    fits = [card_losses(X, 2.0 * y - 1, card, "logistic", ridge) for ridge in (0.0, 5.0, 50.0)]
+    scales = [f.scale[0] for f in fits]
+    losses = [f.loss[0] for f in fits]
+    assert scales[0] > scales[1] > scales[2] > 0
+    assert losses[0] < losses[1] < losses[2]
+
+
+@pytest.mark.parametrize("ridge", [0.0, 1.0, 30.0])
 @pytest.mark.parametrize("seed, max_rows", [(0, 2), (1, 3), (2, 2), (3, 4)])
-def test_the_search_reaches_the_brute_force_optimum_on_a_tiny_problem(seed, max_rows):
+def test_the_search_reaches_the_brute_force_optimum_on_a_tiny_problem(seed, max_rows, ridge):
     """d = 4, points in [-2, 2]: every card with at most max_rows rows enumerated."""
     X, y = scored_data(n=200, d=4, seed=seed, noise=1.5)
     y_pm = 2.0 * y - 1
-    best_loss, best_card = brute_force(X, y_pm, max_rows, 2)
+    best, best_card = brute_force(X, y_pm, max_rows, 2, ridge)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = FacetsClassifierCV(max_rows=max_rows, max_points=2).fit(X, y)
-    found = card_losses(X, y_pm, model.points_, "logistic")[2][0]
-    assert found == pytest.approx(best_loss, abs=1e-9)
-    assert found == pytest.approx(logistic_loss_of(X @ best_card, y_pm), abs=1e-6)
+        model = FacetsClassifierCV(max_rows=max_rows, max_points=2, card_ridge=ridge).fit(X, y)
+    found = card_losses(X, y_pm, model.points_, "logistic", ridge).objective[0]
+    assert found == pytest.approx(best, abs=1e-9)
+    r = scale_ridge(len(y), ridge) * float(best_card @ best_card)
+    assert found == pytest.approx(logistic_loss_of(X @ best_card, y_pm, r), abs=1e-6)
+
+
+def test_the_delivered_scale_and_intercept_are_the_unpenalised_fit_of_the_chosen_points():
+    """The ridge chooses the points; the model's scale and intercept (hence predict_proba and
+    the risk table) are the maximum-likelihood fit of its totals."""
+    X, y = scored_data(n=300, d=6, seed=4, noise=1.5)
+    y_pm = 2.0 * y - 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = FacetsClassifierCV(max_rows=4, card_ridge=50.0).fit(X, y)
+    total = X @ model.points_
+    loss = np.mean(np.logaddexp(0.0, -y_pm * model.decision_function(X)))
+    least = scale_ridge(len(y), 0.0)  # the tiny ridge on the scale the risk table's fit has too
+    assert loss + 0.5 * least * model.gamma_**2 == pytest.approx(logistic_loss_of(total, y_pm, least), abs=1e-8)
+    penalised = card_losses(X, y_pm, model.points_, "logistic", 50.0)
+    assert penalised.scale[0] < model.gamma_  # the ridge's own fit is shrunk; the model's is not
 
 
 def test_regressor_cards_respect_the_limits():
@@ -138,6 +174,9 @@ NO_ROW = "\\(a card with no row possible\\)"
     ({"max_rows": 0}, "max_rows must be an integer >= 1 or None, got 0 " + NO_ROW),
     ({"max_rows": "3"}, "max_rows must be an integer >= 1 or None"),
     ({"max_rows": 3, "fit_intercept": False}, "max_rows needs fit_intercept=True"),
+    ({"card_ridge": -1}, "card_ridge must be a number >= 0, got -1"),
+    ({"card_ridge": float("nan")}, "card_ridge must be a number >= 0, got nan"),
+    ({"card_ridge": None}, "card_ridge must be a number >= 0, got None"),
 ])
 def test_bad_limits_are_one_line_input_errors(estimator, params, match):
     X, y = scored_data(n=60)
@@ -153,11 +192,13 @@ def test_cv_with_max_rows_reports_its_search_and_keeps_the_grid_card():
         model = FacetsClassifierCV(max_rows=3, max_points=3).fit(X, y)
     res = model.search_results_
     chosen = int(np.flatnonzero(res["chosen"])[0])
-    assert res["loss"][chosen] == np.nanmin(res["loss"])
+    assert res["objective"][chosen] == np.nanmin(res["objective"])
     assert res["rows"][chosen] == np.count_nonzero(model.points_) <= 3
     assert model.best_gamma_ == res["param_gamma"][chosen]
     y_pm = 2.0 * y - 1
-    assert card_losses(X, y_pm, model.points_, "logistic")[2][0] == pytest.approx(res["loss"][chosen])
+    fits = card_losses(X, y_pm, model.points_, "logistic")
+    assert fits.objective[0] == pytest.approx(res["objective"][chosen])
+    assert fits.loss[0] == pytest.approx(res["loss"][chosen])
     assert model.coefs_path_.shape == (3, 12, 8)
     assert model.score(X, y) > 0.8
 
@@ -174,8 +215,8 @@ def test_on_a_subsample_the_grid_card_is_searched_again_on_every_row():
     # the grid ran on the subsample (same card as a search on those rows alone), and the search
     # on every row started from that card never made it worse there
     np.testing.assert_array_equal(grid.search_results_["loss"], model.search_results_["loss"])
-    full = card_losses(X, y_pm, model.points_, "logistic")[2][0]
-    assert full <= card_losses(X, y_pm, grid.points_, "logistic")[2][0] + 1e-12
+    full = card_losses(X, y_pm, model.points_, "logistic").objective[0]
+    assert full <= card_losses(X, y_pm, grid.points_, "logistic").objective[0] + 1e-12
     assert np.count_nonzero(model.points_) <= 3
 
 

@@ -67,15 +67,16 @@ def test_an_asymmetric_box_in_one_dimension_matches_brute_force(lo, hi):
     assert res.u[0] == pytest.approx(ref, abs=1e-6)
 
 
-def brute_force(X, y_pm, space: CardSpace):
-    """The lowest training loss over every card in ``space`` (integer points within its bounds,
-    its rows and features), with a positive scale when its bounds fix the orientation."""
+def brute_force(X, y_pm, space: CardSpace, ridge=0.0):
+    """The lowest objective (training loss plus the card ridge) over every card in ``space``
+    (integer points within its bounds, its rows and features), with a positive scale when its
+    bounds fix the orientation."""
     values = [range(int(lo), int(hi) + 1) for lo, hi in zip(space.lower, space.upper)]
     cards = np.array([u for u in itertools.product(*values)
                       if 0 < np.count_nonzero(u) and space.counts(np.array(u))[0] <= space.max_rows
                       and space.counts(np.array(u))[1] <= space.max_features], dtype=float)
-    A, _, F = card_losses(X, y_pm, cards, "logistic")
-    F = np.where(A > 0, F, np.inf) if space.oriented else F
+    fits = card_losses(X, y_pm, cards, "logistic", ridge)
+    F = np.where(fits.scale > 0, fits.objective, np.inf) if space.oriented else fits.objective
     return F.min()
 
 
@@ -107,7 +108,7 @@ def test_the_search_reaches_the_bounded_brute_force_optimum(seed, params):
     assert np.all(u >= space.lower) and np.all(u <= space.upper) and model.gamma_ > 0
     rows, features = space.counts(u)
     assert rows <= space.max_rows and features <= space.max_features
-    found = card_losses(X, 2.0 * y - 1, u, "logistic")[2][0]
+    found = card_losses(X, 2.0 * y - 1, u, "logistic").objective[0]
     assert found == pytest.approx(brute_force(X, 2.0 * y - 1, space), abs=1e-9)
 
 
@@ -152,7 +153,7 @@ def test_three_age_bands_count_as_one_feature():
     used = {groups[j] for j in np.flatnonzero(model.points_)}
     assert used == {"age", "smoker"} and np.all(model.points_[:3] > 0)
     assert np.count_nonzero(model.points_) == 4
-    losses = card_losses(X, 2.0 * y - 1, np.array([model.points_, rows_only.points_]), "logistic")[2]
+    losses = card_losses(X, 2.0 * y - 1, np.array([model.points_, rows_only.points_]), "logistic").loss
     assert losses[0] < losses[1]  # two features, four rows: better than two rows
 
 
