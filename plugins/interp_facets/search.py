@@ -365,28 +365,6 @@ class _Evaluated:
     F: np.ndarray
 
 
-def _best_move(X, y, s, card: Card, moves: Moves, order: np.ndarray, loss: str, r: float,
-               positive: bool) -> tuple[int | None, _Evaluated]:
-    """The index of the best exactly evaluated move that lowers ``card``'s objective
-    (``card.loss`` holds it here; ``r`` the ridge on the weights' norm, `scale_ridge`), or
-    None, and the moves of the last round evaluated (their scales those of the moved cards'
-    totals, `_moved_totals`).  The
-    `N_EXACT` best-ranked moves are evaluated first; only when none of them improves is
-    all of ``order`` evaluated, with more Newton steps (so a step usually costs N_EXACT
-    evaluations, and the last one, which shows that nothing improves, all of them)."""
-    goal = card.loss - REL_IMPROVEMENT * max(abs(card.loss), 1e-300)
-    norm = float(_norms(card.points[None, :])[0])
-    for pick, n_steps in ((order[:N_EXACT], N_REFIT), (order, N_REFIT_ALL)):
-        norms = _moved_norms(card.points, moves, pick)
-        A, B, F = _warm_losses(_moved_totals(X, s, moves, pick) / norms, y, card.scale * norm, card.intercept,
-                               loss, r, n_steps, positive)
-        done = _Evaluated(pick, A / norms, B, F)
-        best = int(np.argmin(done.F))
-        if done.F[best] < goal:
-            return best, done
-    return None, done
-
-
 @attrs.define(eq=False)
 class _Walk:
     """One local search in progress: the data (``X``, ``X2 = X * X``, ``y``, ``loss``), the
@@ -421,8 +399,7 @@ class _Walk:
         ranked = predicted_changes(self.X, self.X2, self.y, s, self.a, self.b, moves, self.loss)
         ranked += 0.5 * self.r * self.a**2 * (_moved_norms(self.u, moves) ** 2 - self.u @ self.u)
         order = np.argsort(ranked, kind="stable")[: self.n_exact]
-        best, done = _best_move(self.X, self.y, s, Card(self.u, self.a, self.b, self.f), moves, order,
-                                self.loss, self.r, self.space.oriented)
+        best, done = self._best_move(s, moves, order)
         if best is None:
             if self.keep_near:
                 ok = np.flatnonzero(np.isfinite(done.F))
@@ -435,6 +412,25 @@ class _Walk:
         self.f = float(done.F[best])  # the weights a u are the moved totals' ones: the same ridge
         self.steps += 1
         return True
+
+    def _best_move(self, s: np.ndarray, moves: Moves, order: np.ndarray) -> tuple[int | None, _Evaluated]:
+        """The index of the best exactly evaluated move (of ``moves`` from the card, whose totals
+        are ``s``) that lowers the objective, or None, and the moves of the last round
+        evaluated (their scales those of the moved cards' totals, `_moved_totals`).  The
+        `N_EXACT` best-ranked moves (``order``) are evaluated first; only when none of them
+        improves is all of ``order`` evaluated, with more Newton steps (so a step usually costs
+        N_EXACT evaluations, and the last one, which shows that nothing improves, all of them)."""
+        goal = self.f - REL_IMPROVEMENT * max(abs(self.f), 1e-300)
+        norm = float(_norms(self.u[None, :])[0])
+        for pick, n_steps in ((order[:N_EXACT], N_REFIT), (order, N_REFIT_ALL)):
+            norms = _moved_norms(self.u, moves, pick)
+            A, B, F = _warm_losses(_moved_totals(self.X, s, moves, pick) / norms, self.y, self.a * norm, self.b,
+                                   self.loss, self.r, n_steps, self.space.oriented)
+            done = _Evaluated(pick, A / norms, B, F)
+            best = int(np.argmin(done.F))
+            if done.F[best] < goal:
+                return best, done
+        return None, done
 
     def run(self, max_steps: int) -> None:
         """Steps until no move improves; then, when every point shares a factor g > 1, the card
@@ -465,6 +461,10 @@ def local_search(X, y, u0, loss: str, space: CardSpace, max_steps: int = MAX_STE
     moves): a smaller cap is a cheaper, less thorough search.
 
     Unbounded points (``space`` without ``max_points``) grow one past the largest of the card.
+
+    Why nine parameters: the data, the start and its space, then keyword options that callers
+    set one at a time (a pool's polish ``max_steps`` and ``n_exact``, the grid ``near``, the
+    estimators ``ridge``); a record of them would only rename them.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -590,6 +590,10 @@ def search_grid(X, y, objective: Objective, gammas, lams, space: CardSpace, opti
     Why the path: at grid step gamma it adds features in the order the penalty admits them,
     with integer points already in place, so it hands the search a card of the right scale
     (one point is worth gamma); the gammas play the part of FasterRisk's multipliers.
+
+    Why nine parameters: the data, the objective and its grid (``gammas`` and their strengths
+    ``lams``), the space and the solver's options, which the CV estimator resolves separately,
+    and its two keyword options.
     """
     paths, cards = [], []
     X_paths = np.asfortranarray(X, dtype=float)  # the paths' copy and Gram matrix, made once
