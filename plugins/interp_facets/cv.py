@@ -325,7 +325,7 @@ class _FacetsCVBase(BaseEstimator):
         limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept, self.max_features)
         space = space_of(self, X.shape[1], limits)
         pool = check_pool(self.pool, self.pool_tol, limits)
-        self._card_ridge()
+        ridge = check_card_ridge(self.card_ridge)
         folds = int(self.cv) if isinstance(self.cv, numbers.Integral) else 5  # (a splitter: its scores are small)
         points, workers = grid_load(self.gammas, self.betas, max_rows=limits.searches, folds=folds,
                                     n_jobs=self.n_jobs)
@@ -338,15 +338,15 @@ class _FacetsCVBase(BaseEstimator):
         self.subsampled_ = rows is not None
         self.cv_rows_ = int(X.shape[0] if rows is None else rows.size)
         if limits.searches:
-            found = self._search_rows(X[grid_rows], y_num[grid_rows], limits, space, pool)
-            self._refit_rows(X, y_orig, found, space)
+            found = self._search_rows(X[grid_rows], y_num[grid_rows], limits, space, pool, ridge)
+            self._refit_rows(X, y_orig, found, space, ridge)
             if pool:
-                self._keep_pool(X, y_num, found, space, pool)
+                self._keep_pool(X, y_num, found, space, pool, ridge)
             return
         self._fit_cv(X[grid_rows], y_num[grid_rows], y_orig[grid_rows], limits, space)
         self._refit(X, y_orig)
 
-    def _search_rows(self, X, y_num, limits: RowLimits, space: CardSpace, pool: int) -> GridSearch:
+    def _search_rows(self, X, y_num, limits: RowLimits, space: CardSpace, pool: int, ridge: float) -> GridSearch:
         """With ``max_rows``: each gamma's Facets path seeds an integer card search (see
         `.search.search_grid`); the card of lowest objective wins.  No CV: the grid
         is a handful of paths, each stopped at max_rows rows, and the choice among their cards
@@ -358,14 +358,14 @@ class _FacetsCVBase(BaseEstimator):
         with warnings.catch_warnings(), single_threaded_blas():
             warnings.simplefilter("ignore")
             found = search_grid(X, y_num, objective, gammas, gammas[:, None] ** 2 * betas[None, :],
-                                space, options, near=2 * pool, ridge=self._card_ridge())
+                                space, options, near=2 * pool, ridge=ridge)
         self.gammas_, self.betas_ = gammas, betas
         self.coefs_path_ = np.stack([p.coefs * g for p, g in zip(found.paths, gammas)])
         self.intercepts_path_ = np.stack([p.intercepts for p in found.paths])
         self.search_results_ = _search_results(found, gammas, betas)
         return found
 
-    def _refit_rows(self, X, y, found: GridSearch, space: CardSpace) -> None:
+    def _refit_rows(self, X, y, found: GridSearch, space: CardSpace, ridge: float) -> None:
         """The delivered model: ``FacetsClassifier(max_rows=...)`` at the chosen (gamma, beta),
         started from its path's fit, with the grid's card (searched again on every row when the
         grid ran on a subsample)."""
@@ -378,7 +378,7 @@ class _FacetsCVBase(BaseEstimator):
         X, y_num = est._validate(X, y)
         card = None if found.best < 0 else found.cards[g]
         if card is not None and self.subsampled_:  # the grid's card, searched again on every row
-            card = local_search(X, y_num, card.points, self._loss, space, ridge=self._card_ridge())
+            card = local_search(X, y_num, card.points, self._loss, space, ridge=ridge)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est._fit(X, y_num, self.coefs_path_[g, b], self.intercepts_path_[g, b], card=card)
@@ -396,10 +396,7 @@ class _FacetsCVBase(BaseEstimator):
             groups=self.groups, card_ridge=self.card_ridge,
         )
 
-    def _card_ridge(self) -> float:
-        return check_card_ridge(self.card_ridge)
-
-    def _keep_pool(self, X, y_num, found: GridSearch, space: CardSpace, size: int) -> None:
+    def _keep_pool(self, X, y_num, found: GridSearch, space: CardSpace, size: int, ridge: float) -> None:
         """``pool_`` (the near-optimal cards, best first: see `.pool`), ``cards_`` (their
         table), ``feature_share_`` (per feature, the share of them using it); the best becomes
         the model (``select_card(0)``)."""
@@ -407,7 +404,7 @@ class _FacetsCVBase(BaseEstimator):
         candidates = [self.points_[None, :]] + [c.points[None, :] for c in searched]
         candidates += [c.near for c in searched if c.near is not None and c.near.size]
         self.pool_ = card_pool(X, y_num, np.vstack(candidates), self._loss, space, size, float(self.pool_tol),
-                               self._card_ridge())
+                               ridge)
         names = getattr(self, "feature_names_in_", None)
         names = [f"x{j}" for j in range(X.shape[1])] if names is None else [str(n) for n in names]
         labels = np.array(names) if self.groups is None else group_labels(self.groups, X.shape[1])

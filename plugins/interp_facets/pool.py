@@ -23,7 +23,7 @@ import pandas as pd
 
 from interp import InputError
 
-from .search import N_EXACT, Card, card_losses, delivered, local_search
+from .search import N_EXACT, Card, card_losses, delivered_fits, local_search
 from .space import CardSpace, RowLimits
 from .validation import MAX_POOL
 
@@ -56,7 +56,8 @@ def _canonical(U: np.ndarray, A: np.ndarray) -> np.ndarray:
     return U // np.maximum(g, 1)[:, None]
 
 
-def _best_per_support(X, y, U: np.ndarray, loss: str, space: CardSpace, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+def _best_per_support(X, y, U: np.ndarray, loss: str, space: CardSpace,
+                      ridge: float) -> tuple[np.ndarray, np.ndarray]:
     """The distinct non-empty cards of ``U`` in their canonical form, only the one of lowest
     objective of each set of rows (support), with their objectives, best first.  A card whose
     bounds fix its orientation (``space.oriented``) keeps it: one whose fitted scale is not
@@ -87,7 +88,7 @@ def card_pool(X, y, candidates: np.ndarray, loss: str, space: CardSpace, size: i
     arrives with the others' points tuned for the row it replaced), then those within ``tol``
     (relative) of the lowest objective (training loss plus the ``ridge`` on the weights), best
     first (ties: fewest points in total), at most ``size``; each with its scale and intercept
-    fitted on ``X, y`` exactly, without the ridge (as `.search.delivered`).  Distinct means
+    fitted on ``X, y`` exactly, without the ridge (`.search.delivered_fits`).  Distinct means
     distinct rows: cards that differ only in points are one card of the pool (the best)."""
     U, _ = _best_per_support(X, y, candidates, loss, space, ridge)
     polished = [local_search(X, y, u, loss, _on_support(space, u), max_steps=POLISH_STEPS, n_exact=N_EXACT,
@@ -97,8 +98,9 @@ def card_pool(X, y, candidates: np.ndarray, loss: str, space: CardSpace, size: i
     fits = card_losses(X, y, U, loss, ridge)
     F = fits.objective
     keep = np.flatnonzero(F <= F.min(initial=np.inf) * (1 + tol) + 1e-12)[:size]
-    return [delivered(Card(points=U[i], scale=0.0, intercept=0.0, loss=float(fits.loss[i]),
-                           penalty=float(F[i] - fits.loss[i])), X, y, loss) for i in keep]
+    A, B = delivered_fits(X, y, U[keep], loss)
+    return [Card(points=U[i], scale=float(a), intercept=float(b), loss=float(fits.loss[i]),
+                 penalty=float(F[i] - fits.loss[i])) for i, a, b in zip(keep, A, B)]
 
 
 def card_terms(points, names) -> str:

@@ -52,7 +52,7 @@ from .solver import SolverOptions, WarmStart, solve
 from .space import CardSpace, RowLimits
 
 __all__ = ["RowLimits", "CardSpace", "Card", "CardFits", "card_losses", "scale_ridge", "delivered",
-           "local_search", "capped_path", "search_grid", "neighbourhood"]
+           "delivered_fits", "local_search", "capped_path", "search_grid", "neighbourhood"]
 
 #: moves scored exactly per step: as many as make at most EXACT_BUDGET (rows x moves) values, at
 #: least N_EXACT (so a small problem's neighbourhood is scored exactly, move by move); the most
@@ -173,12 +173,17 @@ def _fits(X, y, U, loss: str, r: float) -> CardFits:
     return CardFits(scale=a / norms, intercept=b, loss=values, objective=values + 0.5 * r * a * a)
 
 
+def delivered_fits(X, y, U, loss: str) -> tuple[np.ndarray, np.ndarray]:
+    """The scale and intercept each card (row of ``U``) delivers as a model: `.refit`'s fit of
+    its totals (maximum likelihood, with only the tiny ridge on the scale that the risk table's
+    fit has too), so that the model predicts the risks its table shows; the search's ridge
+    only chose the points."""
+    return refit_scale(np.asarray(X, dtype=float) @ np.atleast_2d(U).T, y, loss)
+
+
 def delivered(card: Card, X, y, loss: str) -> Card:
-    """``card`` with the scale and intercept a model delivers: `.refit`'s fit of its totals
-    (maximum likelihood, with only the tiny ridge on the scale that the risk table's fit has
-    too), so that the model predicts the risks its table shows; the search's ridge only chose
-    the points."""
-    a, b = refit_scale(np.asarray(X, dtype=float) @ card.points, y, loss)
+    """``card`` with the scale and intercept it delivers (`delivered_fits`)."""
+    a, b = delivered_fits(X, y, card.points, loss)
     return attrs.evolve(card, scale=float(a[0]), intercept=float(b[0]))
 
 
@@ -334,11 +339,11 @@ def predicted_changes(X, X2, y, s, a: float, b: float, moves: Moves, loss: str) 
     return lin + 0.5 * a * a * np.maximum(reduced, 0.0)
 
 
-def _moved_norms(u, moves: Moves, pick=slice(None)) -> np.ndarray:
-    """|v| for each of the moves ``pick``, v = u + d1 e_j1 + d2 e_j2 the card whose totals the
-    move gives (`_moved_totals`: a refining move's card up to its factor c); 1 for the empty
-    card, as `_norms`."""
-    j1, d1, j2, d2 = moves.j1[pick], moves.d1[pick], moves.j2[pick], moves.d2[pick]
+def _moved_norms(u, moves: Moves) -> np.ndarray:
+    """|v| for each move, v = u + d1 e_j1 + d2 e_j2 the card whose totals the move gives
+    (`_moved_totals`: a refining move's card up to its factor c); 1 for the empty card, as
+    `_norms`."""
+    j1, d1, j2, d2 = moves.j1, moves.d1, moves.j2, moves.d2
     u = u.astype(float)
     q = u @ u + (2 * u[j1] + d1) * d1 + np.where(j2 >= 0, (2 * u[np.maximum(j2, 0)] + d2) * d2, 0.0)
     norms = np.sqrt(np.maximum(q, 0.0))
@@ -396,10 +401,11 @@ class _Walk:
         if moves.size == 0:
             return False
         s = self.X @ self.u
+        norms = _moved_norms(self.u, moves)
         ranked = predicted_changes(self.X, self.X2, self.y, s, self.a, self.b, moves, self.loss)
-        ranked += 0.5 * self.r * self.a**2 * (_moved_norms(self.u, moves) ** 2 - self.u @ self.u)
+        ranked += 0.5 * self.r * self.a**2 * (norms**2 - self.u @ self.u)
         order = np.argsort(ranked, kind="stable")[: self.n_exact]
-        best, done = self._best_move(s, moves, order)
+        best, done = self._best_move(s, moves, norms, order)
         if best is None:
             if self.keep_near:
                 ok = np.flatnonzero(np.isfinite(done.F))
@@ -413,20 +419,21 @@ class _Walk:
         self.steps += 1
         return True
 
-    def _best_move(self, s: np.ndarray, moves: Moves, order: np.ndarray) -> tuple[int | None, _Evaluated]:
+    def _best_move(self, s: np.ndarray, moves: Moves, norms: np.ndarray,
+                   order: np.ndarray) -> tuple[int | None, _Evaluated]:
         """The index of the best exactly evaluated move (of ``moves`` from the card, whose totals
-        are ``s``) that lowers the objective, or None, and the moves of the last round
-        evaluated (their scales those of the moved cards' totals, `_moved_totals`).  The
+        are ``s``; ``norms``: `_moved_norms`) that lowers the objective, or None, and the moves
+        of the last round evaluated (their scales those of the moved cards' totals,
+        `_moved_totals`).  The
         `N_EXACT` best-ranked moves (``order``) are evaluated first; only when none of them
         improves is all of ``order`` evaluated, with more Newton steps (so a step usually costs
         N_EXACT evaluations, and the last one, which shows that nothing improves, all of them)."""
         goal = self.f - REL_IMPROVEMENT * max(abs(self.f), 1e-300)
         norm = float(_norms(self.u[None, :])[0])
         for pick, n_steps in ((order[:N_EXACT], N_REFIT), (order, N_REFIT_ALL)):
-            norms = _moved_norms(self.u, moves, pick)
-            A, B, F = _warm_losses(_moved_totals(self.X, s, moves, pick) / norms, self.y, self.a * norm, self.b,
-                                   self.loss, self.r, n_steps, self.space.oriented)
-            done = _Evaluated(pick, A / norms, B, F)
+            A, B, F = _warm_losses(_moved_totals(self.X, s, moves, pick) / norms[pick], self.y, self.a * norm,
+                                   self.b, self.loss, self.r, n_steps, self.space.oriented)
+            done = _Evaluated(pick, A / norms[pick], B, F)
             best = int(np.argmin(done.F))
             if done.F[best] < goal:
                 return best, done

@@ -28,7 +28,6 @@ MAX_CV_ROWS = 10_000
 #: the most cards a pool keeps: each is polished by its own search, so the pool's size is work
 MAX_POOL = 1000
 
-
 #: what a fit holds at once, in float64 arrays: d x d matrices (the Gram matrix X'X / n, the
 #: curvature bound, its scaled copy and the eigensolver's or Newton step's workspace), per
 #: parallel worker; n x d copies of the design besides X itself (the solver's column-major and
