@@ -8,14 +8,17 @@ folds: ``StratifiedKFold(folds, shuffle=True, random_state=r)`` for r = 0 .. rep
 
 * **Facets**: what a user of ``interp run --method facets --max-rows k --max-points 5`` gets:
   the card's readable design (``interp_facets.features.card_features``, fitted on the training
-  part) and ``FacetsClassifierCV(max_rows=k, max_points=5)``, whose card is chosen by its card
-  search on the training part; accuracy and AUC of the card's risk on the test part.
+  part) and ``FacetsClassifierCV(max_rows=k, max_points=5, monotone=design.data_directions())``,
+  whose card is chosen by its card search on the training part, each ordered column's points
+  keeping the direction of its association with the target on the training part (the method's
+  default ``--monotone auto``); accuracy and AUC of the card's risk on the test part.
 * **FasterRisk** 0.1.10: ``RiskScoreOptimizer(k, lb=-5, ub=5)`` with its default beam and
   star-ray search, model 0 of its pool (its lowest training loss), on the columns as given.
 
-Both at k = 10 and k = 5; Facets also with ``card_ridge=1`` (``--card-ridge 1``: the card search
-minimises the training loss plus a ridge on the card's weights, scikit-learn's C = 1 strength),
-in tables of their own.  Per set and k the script prints the paired difference (Facets minus
+Both at k = 10 and k = 5; Facets also free of directions (``--monotone none``, the card
+search alone) and with ``card_ridge=1`` (``--card-ridge 1``: the card search minimises the
+training loss plus a ridge on the card's weights, scikit-learn's C = 1 strength), in tables of
+their own.  Per set and k the script prints the paired difference (Facets minus
 FasterRisk) of test accuracy and of AUC, averaged over the splits, with its standard error:
 Nadeau and Bengio's corrected resampled one, ``sqrt((1/J + n_test/n_train) s^2)`` over the
 J = repeats x folds paired differences (the naive ``s / sqrt(J)`` ignores that the training
@@ -85,8 +88,13 @@ PEER_VENV = Path(os.environ.get("INTERP_BENCH_FASTERRISK_VENV", "/tmp/interp-ben
 PEER_REQUIREMENTS = ("numpy<2", "pandas", "scikit-learn", "requests")
 PEER_PACKAGE = "fasterrisk==0.1.10"
 ROWS, MAX_POINTS = (10, 5), 5
-#: the ridge on the card's weights of the Facets variant measured beside the default (0)
-VARIANT_RIDGE = 1.0
+#: the Facets variants measured beside the default: a table key's suffix -> (what the table's
+#: title adds, the options of `facets_fold`)
+VARIANTS = {
+    "": ("", {}),
+    " free": (", Facets with --monotone none", {"monotone": "none"}),
+    " ridge": (", Facets with card_ridge = 1", {"card_ridge": 1.0}),
+}
 SINGLE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 
 
@@ -193,9 +201,10 @@ def peer_results(names, repeats: dict, n_folds: int, cache: Path, refresh: bool)
 
 
 # --------------------------------------------------------------------------- Facets
-def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int, card_ridge: float = 0.0) -> dict:
-    """What ``interp run --method facets --max-rows k --max-points 5 --card-ridge R`` fits, on
-    one split."""
+def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int, monotone: str = "auto",
+                card_ridge: float = 0.0) -> dict:
+    """What ``interp run --method facets --max-rows k --max-points 5 --monotone M --card-ridge R``
+    fits, on one split."""
     from interp_facets import FacetsClassifierCV
     from interp_facets.features import card_features
     from threadpoolctl import threadpool_limits
@@ -203,7 +212,9 @@ def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int, card
     with threadpool_limits(limits=1, user_api="blas"):
         start, cpu = time.perf_counter(), time.process_time()
         design = card_features(X_tr.to_numpy(), list(X_tr.columns), raw=X_tr)
-        model = FacetsClassifierCV(max_rows=k, max_points=MAX_POINTS, random_state=0, card_ridge=card_ridge)
+        directions = design.data_directions() if monotone == "auto" else None
+        model = FacetsClassifierCV(max_rows=k, max_points=MAX_POINTS, random_state=0, monotone=directions,
+                                   card_ridge=card_ridge)
         model.fit(design.X, y_tr)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         proba = model.predict_proba(design.binarizer.transform(X_te))[:, 1]
@@ -215,18 +226,18 @@ def facets_fold(X_tr: pd.DataFrame, y_tr, X_te: pd.DataFrame, y_te, k: int, card
 
 
 def facets_results(name: str, repeats: int, n_folds: int) -> dict:
-    """Facets at every k on every split of one set: ``{"k10": [...], "k5": [...]}``, and with
-    the card ridge under ``"k10 ridge"`` and ``"k5 ridge"``."""
+    """Facets at every k on every split of one set: ``{"k10": [...], "k5": [...]}``, and each
+    of the other `VARIANTS` under its suffix (``"k10 free"``, ``"k5 ridge"``, ...)."""
     from interp.progress import Progress
 
     X, y = load(name)
-    runs = {f"k{k}{variant}": [] for k in ROWS for variant in ("", " ridge")}
+    runs = {f"k{k}{variant}": [] for k in ROWS for variant in VARIANTS}
     bar = Progress(f"facets {name}", total=repeats * n_folds)
     for r in range(repeats):
         for tr, te in splits(y, r, n_folds):
             for k in ROWS:
-                runs[f"k{k}"].append(facets_fold(X.iloc[tr], y[tr], X.iloc[te], y[te], k))
-                runs[f"k{k} ridge"].append(facets_fold(X.iloc[tr], y[tr], X.iloc[te], y[te], k, VARIANT_RIDGE))
+                for variant, (_, options) in VARIANTS.items():
+                    runs[f"k{k}{variant}"].append(facets_fold(X.iloc[tr], y[tr], X.iloc[te], y[te], k, **options))
             bar.update()
     bar.close()
     return runs
@@ -245,12 +256,11 @@ def mean(runs: list[dict], key: str) -> float:
 
 
 def accuracy_table(ours: dict, peer: dict, k: int, n_folds: int, variant: str = "") -> None:
-    """The Markdown table of one k (of Facets' ``variant``: "" or " ridge"): means, paired
+    """The Markdown table of one k (of Facets' ``variant``, a key of `VARIANTS`): means, paired
     differences with their standard errors, the mean training losses and the rows; then how
     many sets are at least level."""
     key = f"k{k}"
-    ridge = f", Facets with card_ridge = {VARIANT_RIDGE:g}" if variant else ""
-    print(f"\n### At most {k} rows, points in [-{MAX_POINTS}, {MAX_POINTS}]{ridge}\n")
+    print(f"\n### At most {k} rows, points in [-{MAX_POINTS}, {MAX_POINTS}]{VARIANTS[variant][0]}\n")
     print("| set | splits | Facets acc | FasterRisk acc | acc diff +- SE | Facets AUC | FasterRisk AUC | "
           "AUC diff +- SE | train loss Facets / FasterRisk | splits where Facets' train loss is lower | "
           "rows Facets / FasterRisk |")
@@ -330,7 +340,7 @@ def report(ours: dict, peer: dict, timed: dict, repeats: dict, n_folds: int) -> 
           + "; diff = Facets - FasterRisk, averaged over a set's paired splits; "
           "SE: Nadeau and Bengio's corrected resampled standard error; train loss: mean training "
           "log-loss of the card on its training part.")
-    for variant in ("", " ridge"):
+    for variant in VARIANTS:
         for k in ROWS:
             accuracy_table(ours, peer, k, n_folds, variant)
     timing_table(ours, timed)

@@ -29,6 +29,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".risk": ["RiskTable"],
     ".scorecard": ["ScoreCard", "rounded_baseline", "score_card"],
     ".solver": ["SolverOptions", "WarmStart", "solve"],
+    ".space": ["DataDirections"],
     ".first_order": ["ISTA", "FISTA"],
     ".newton": ["ProxNewton"],
     ".validation": ["resolve_penalty"],

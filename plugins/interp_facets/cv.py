@@ -323,7 +323,7 @@ class _FacetsCVBase(BaseEstimator):
         ``subsampled_`` whether they were fewer than all."""
         # bad limits, names or bounds, and a grid beyond the memory budget, before any work
         limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept, self.max_features)
-        space = space_of(self, X.shape[1], limits)
+        space = space_of(self, X, y_num, limits)
         pool = check_pool(self.pool, self.pool_tol, limits)
         ridge = check_card_ridge(self.card_ridge)
         folds = int(self.cv) if isinstance(self.cv, numbers.Integral) else 5  # (a splitter: its scores are small)

@@ -98,7 +98,7 @@ class _FacetsBase(BaseEstimator):
         tol = check_positive("tol", self.tol)
         snap_tol = check_snap_tol(self.snap_tol)
         limits = RowLimits.checked(self.max_rows, self.max_points, self.fit_intercept, self.max_features)
-        space = space_of(self, X.shape[1], limits)
+        space = space_of(self, X, y_num, limits)
         ridge = check_card_ridge(self.card_ridge)
         objective = Objective(self._loss, *resolve_penalty(self.penalty, self.eps, self.penalty_params),
                               gamma=gamma, fit_intercept=bool(self.fit_intercept),
@@ -239,6 +239,9 @@ class FacetsRegressor(CardExports, RegressorMixin, _FacetsBase):
         0), ``0`` (free); or one entry per column.  A key names a group of ``groups`` or a
         column.  ``card_features(...).monotone({...})`` gives the per-column form for a card's
         design, leaving out the rows that do not rise with the value ("is missing", text levels).
+        ``DataDirections(groups, rises)`` (``card_features(...).data_directions()``) reads each
+        feature's direction from the training rows at fit: the sign of its association with the
+        target (see `.space`).
     point_bounds : dict or sequence or None
         ``{"age >= 50": (0, 3)}``: the points a row (a column name) or every row of a feature
         (a group) may take, within ``max_points``; each pair must hold 0.

@@ -44,6 +44,8 @@ from interp import InputError
 from interp.binarize import _MISSING, TabularBinarizer, _as_numeric, _fmt, _levels
 from interp.preprocessing import BinaryFeatures
 
+from .space import DataDirections
+
 __all__ = ["CardFeatures", "CardBinarizer", "card_features", "round_threshold"]
 
 #: half-width of the band of quantiles a threshold may move within, as a fraction of the spacing
@@ -93,6 +95,13 @@ class CardFeatures(BinaryFeatures):
             for j in rows:
                 out[j] = direction if self.rises[j] else 0
         return tuple(out)
+
+    def data_directions(self) -> DataDirections:
+        """The estimators' ``monotone`` that makes each ordered column of this design monotone
+        the way its association with the target goes on the rows a fit sees (`DataDirections`,
+        per original column; text levels and "is missing" rows stay free).  A design of columns
+        as given (no groups) takes one direction per column."""
+        return DataDirections(self.groups or None, self.rises or None)
 
 
 def _significant_digits(t: float) -> int:

@@ -27,6 +27,7 @@ from .problem import Objective
 from .render import method_sections, pool_payload
 from .scorecard import ScoreCard, no_card_reason, rounded_baseline, score_card
 from .solver import SolverOptions
+from .space import RowLimits, space_of
 from .validation import check_fit_memory, check_positive, check_snap_tol
 
 #: the fixed-(lam, gamma) path plot: betas from 10^1.5 times the chosen one down to 10^-1.5 times
@@ -66,11 +67,11 @@ class Baseline:
 
 def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas, n_betas, tol, max_iter,
         snap_tol, baseline, binarize, n_thresholds, max_cv_rows, max_rows, max_points, pool,
-        card_ridge) -> Explanation:
+        monotone, card_ridge) -> Explanation:
     """Fit a score card at (lam, gamma), or choose them by CV, and explain it.
 
     Why so many parameters: beside ``data`` and ``ctx``, one keyword per option of
-    ``FACETS_METHOD`` (18, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
+    ``FACETS_METHOD`` (19, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
     among them), with no defaults.  The options are declared once, in ``plugin.py``; the core
     (``Method.resolve_options``) converts, checks and defaults every one, resolves the penalty
     and its parameters, and calls ``run(data, ctx, **options)``, so the signature is the option
@@ -87,7 +88,8 @@ def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas,
     _check_memory(data, design, folds, n_gammas, n_betas, max_rows, ctx.n_jobs)
     settings = dict(penalty=penalty, penalty_params=penalty_params, solver=solver, tol=tol, max_iter=max_iter,
                     snap_tol=snap_tol, max_rows=max_rows or None, max_points=max_points,
-                    groups=design.groups or None, card_ridge=card_ridge)
+                    groups=design.groups or None, card_ridge=card_ridge,
+                    monotone=design.data_directions() if monotone == "auto" else None)
     seed = 0 if ctx.seed is None else ctx.seed
     splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
     if folds:
@@ -225,19 +227,22 @@ def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:
 
 def _fit_fixed(model: FacetsClassifier, X, y, names) -> Fit:
     """Fit at the given (lam, gamma), and plot the path through it (a short one: betas over
-    ``PATH_DECADES`` decades either side, at most ``PATH_MAX_ITER`` iterations per fit)."""
+    ``PATH_DECADES`` decades either side, at most ``PATH_MAX_ITER`` iterations per fit, in the
+    model's bounds: its points and directions)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(X, y)
     lam, gamma = model.lam, model.gamma
     beta = lam / gamma**2
     betas = beta * np.logspace(PATH_DECADES, -PATH_DECADES, PATH_POINTS)
+    signed = binary_labels(y, signed=True).values
+    space = space_of(model, X, signed, RowLimits(model.max_rows, model.max_points, model.max_features))
     objective = Objective("logistic", model.penalty_, model.penalty_params_, gamma=gamma,
-                          max_points=model.max_points)
+                          max_points=model.max_points, bounds=space.solver_box)
     options = SolverOptions(model.solver, model.tol, min(model.max_iter, PATH_MAX_ITER))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        path = fit_path(X, binary_labels(y, signed=True).values, objective, betas * gamma**2, options)
+        path = fit_path(X, signed, objective, betas * gamma**2, options)
     figure = plot_path(betas, gamma * path.coefs, gamma, names, selected_beta=beta)
     return Fit(model, model, lam, gamma, {"path": figure})
 

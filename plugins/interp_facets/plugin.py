@@ -58,6 +58,10 @@ FACETS_METHOD = Method(
         Option("pool", int, 0, "keep up to this many near-optimal cards (objective within 5% of "
                                "the best) and show them, with the share of them using each feature "
                                "(0: none)", min=0, max=MAX_POOL),
+        Option("monotone", str, "auto",
+               "auto: each ordered column moves the score one way along its values, the way its "
+               "association with the target on the training rows goes (no row's points go "
+               "against what its column shows alone); none: free", choices=("auto", "none")),
         Option("card_ridge", float, 0.0,
                "the card search minimises the training log-loss plus card_ridge / 2n times the "
                "squared norm of the card's weights (a normal prior of variance 1 / card_ridge "

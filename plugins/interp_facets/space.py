@@ -10,6 +10,13 @@ the problem narrows the cards a fit may return:
   age) is exactly "the total never falls as age grows"; ``point_bounds={"age >= 50": (0, 3)}``
   sets a row's (or a feature's rows') bounds directly.  Every bound holds 0, so any row may stay
   off the card.
+* **directions from the data**: ``monotone=DataDirections(groups, rises)`` (what
+  ``card_features(...).data_directions()`` gives, and ``interp run --method facets`` uses by
+  default) makes every ordered feature monotone the way its own association with the target goes
+  on the rows the estimator is fitted on: a card never gives a row points against what that row's
+  feature shows alone (a risk factor never lowers the risk), and never zig-zags along a column
+  (``+1 per year`` beside ``years >= 8: -5``).  Resolved at each fit, so a cross-validation
+  fold takes its directions from its own training rows.
 * **rows and features**: at most ``max_rows`` non-zero rows, and at most ``max_features``
   *features*, a feature being a group of rows (``groups``: the thresholds and the per-unit row of
   one original column), so a card can say "age: 3 bands" for one feature of its budget.
@@ -29,7 +36,7 @@ import numpy as np
 
 from interp import InputError
 
-__all__ = ["RowLimits", "CardSpace", "resolve_space", "space_of", "group_labels"]
+__all__ = ["RowLimits", "CardSpace", "DataDirections", "resolve_space", "space_of", "group_labels"]
 
 
 def _check_limit(name: str, value) -> int | None:
@@ -220,13 +227,14 @@ def resolve_space(d: int, names, limits: RowLimits, *, monotone=None, point_boun
     labels = group_labels(groups, d)
     box = np.inf if limits.max_points is None else float(limits.max_points)
     lower, upper = np.full(d, -box), np.full(d, box)
-    for cols, value in _per_column(monotone or {}, d, names, labels, "monotone"):
+    for cols, value in _per_column({} if monotone is None else monotone, d, names, labels, "monotone"):
         direction = _direction(value, "monotone")
         if direction > 0:
             lower[cols] = np.maximum(lower[cols], 0.0)
         elif direction < 0:
             upper[cols] = np.minimum(upper[cols], 0.0)
-    for cols, value in _per_column(point_bounds or {}, d, names, labels, "point_bounds"):
+    for cols, value in _per_column({} if point_bounds is None else point_bounds, d, names, labels,
+                                   "point_bounds"):
         lo, hi = _bound_pair(value, "point_bounds")
         lower[cols] = np.maximum(lower[cols], lo)
         upper[cols] = np.minimum(upper[cols], hi)
@@ -236,10 +244,58 @@ def resolve_space(d: int, names, limits: RowLimits, *, monotone=None, point_boun
                      n_features if limits.max_features is None else limits.max_features)
 
 
-def space_of(estimator, d: int, limits: RowLimits) -> CardSpace:
+@attrs.frozen
+class DataDirections:
+    """``monotone``'s value for directions read from the training rows: per feature (the columns
+    sharing a label of ``groups``; None: each column its own), the sign of the correlation
+    between the target and the sum of the feature's columns that rise with its value (``rises``,
+    one flag per column; None: all), on the rows where its other columns (``x is missing``) are
+    0.  A feature with no rising column (a text column's levels), or whose sum does not vary or
+    does not correlate, stays free; its other columns always do.
+
+    The sum of a column's rising rows (its thresholds and per-unit count) grows with the
+    column's value, so its sign is that of a monotone association.  ``card_features(...)
+    .data_directions()`` makes one for a card's design.
+    """
+
+    groups: tuple[str, ...] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
+    rises: tuple[bool, ...] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
+
+    def of(self, X, y) -> np.ndarray:
+        """One direction per column of ``X`` (+1, -1; 0: free), from the target ``y``."""
+        X = np.asarray(X, dtype=float)
+        d = X.shape[1]
+        labels = group_labels(self.groups, d)
+        rises = np.ones(d, dtype=bool) if self.rises is None else np.asarray(self.rises, dtype=bool)
+        if rises.shape != (d,):
+            raise InputError(f"DataDirections has {rises.size} rises flags for {d} columns")
+        y = np.asarray(y, dtype=float)
+        out = np.zeros(d, dtype=np.int64)
+        for label in np.unique(labels[rises]):
+            cols = labels == label
+            present = ~X[:, cols & ~rises].any(axis=1)
+            total, target = X[present][:, cols & rises].sum(axis=1), y[present]
+            out[cols & rises] = _association_sign(total, target)
+        return out
+
+
+def _association_sign(x: np.ndarray, y: np.ndarray) -> int:
+    """The sign of the correlation of ``x`` and ``y`` (0 when either is constant or they do not
+    correlate beyond rounding)."""
+    dx, dy = x - x.mean(), y - y.mean()
+    cov, scale = float(dx @ dy), float(np.sqrt((dx @ dx) * (dy @ dy)))
+    return 0 if not scale or abs(cov) <= 1e-12 * scale else int(np.sign(cov))
+
+
+def space_of(estimator, X, y, limits: RowLimits) -> CardSpace:
     """The `CardSpace` of a Facets estimator's parameters (``monotone``, ``point_bounds``,
-    ``groups``) for ``d`` columns, named by ``feature_names_in_`` (else ``x0``, ``x1``, ...)."""
+    ``groups``) for the columns of ``X``, named by ``feature_names_in_`` (else ``x0``, ``x1``,
+    ...); a `DataDirections` ``monotone`` reads its directions from ``X`` and the target ``y``."""
+    d = X.shape[1]
     names = getattr(estimator, "feature_names_in_", None)
     names = [f"x{j}" for j in range(d)] if names is None else list(names)
-    return resolve_space(d, names, limits, monotone=estimator.monotone, point_bounds=estimator.point_bounds,
+    monotone = estimator.monotone
+    if isinstance(monotone, DataDirections):
+        monotone = monotone.of(X, y)
+    return resolve_space(d, names, limits, monotone=monotone, point_bounds=estimator.point_bounds,
                          groups=estimator.groups)

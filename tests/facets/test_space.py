@@ -10,12 +10,16 @@ import attrs
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize, minimize_scalar
+from scipy.stats import pearsonr
+from sklearn.base import clone
 
 import interp
 from interp_facets import FacetsClassifier, FacetsClassifierCV, Objective, SolverOptions, card_features, solve
 from interp_facets.search import card_losses
-from interp_facets.space import CardSpace, RowLimits, resolve_space
+from interp_facets.space import CardSpace, DataDirections, RowLimits, resolve_space
 from interp_facets.validation import resolve_penalty
 
 INF = np.inf
@@ -195,6 +199,112 @@ def test_card_features_give_monotone_directions_to_rising_rows_only():
         design.monotone({"sex": 1})
     with pytest.raises(interp.InputError, match="not a column of the data"):
         design.monotone({"height": 1})
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 40), d=st.integers(1, 5))
+def test_data_directions_of_columns_are_the_sign_of_their_correlation(seed, n, d):
+    """Each column its own feature: its direction is the sign of its covariance with the
+    target, computed exactly in integers (0 where it is exactly 0, a column or the target
+    constant), and agrees with scipy's Pearson correlation wherever that is clearly non-zero."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, d)) < rng.random(d)).astype(int)
+    y = (rng.random(n) < 0.5).astype(int)
+    exact = [int(np.sign(n * int(X[:, j] @ y) - int(X[:, j].sum()) * int(y.sum()))) for j in range(d)]
+    found = DataDirections().of(X, y).tolist()
+    assert found == exact
+    for j in range(d):
+        if np.ptp(X[:, j]) and np.ptp(y) and abs(r := pearsonr(X[:, j], y).statistic) > 1e-9:
+            assert found[j] == np.sign(r)
+
+
+def test_card_features_take_each_columns_direction_from_its_own_rows():
+    """Age raises the risk, bmi lowers it (and is sometimes missing, which says nothing of the
+    direction), sex is text: every rising age row is +1, every rising bmi row -1, the "is
+    missing" row and the text levels free.  The direction is read on the rows that are not
+    missing: a missing bmi (0 in every bmi threshold), frequent among the low-risk rows, would
+    otherwise look like a low bmi and flip it."""
+    rng = np.random.default_rng(0)
+    n = 900
+    age, bmi = rng.integers(20, 90, n).astype(float), rng.normal(27, 4, n).round(1)
+    y = ((age - 55) / 10 - (bmi - 27) / 3 + rng.logistic(size=n) > 0).astype(int)
+    bmi[(rng.random(n) < 0.6) & (y == 0)] = np.nan
+    frame = pd.DataFrame({"age": age, "bmi": bmi, "sex": rng.choice(["F", "M"], n)})
+    design = card_features(None, None, raw=frame)
+    directions = design.data_directions().of(design.X, y)
+    expected = [(1 if g == "age" else -1 if g == "bmi" else 0) if r else 0 for g, r in zip(design.groups, design.rises)]
+    assert directions.tolist() == expected and "bmi is missing" in design.names
+    filled = np.nan_to_num(design.X)  # the bmi rows alone, missing rows counted as the lowest bmi
+    bmi_rows = [j for j, g in enumerate(design.groups) if g == "bmi" and design.rises[j]]
+    assert pearsonr(filled[:, bmi_rows].sum(axis=1), y).statistic > 0  # the flip the mask avoids
+
+
+def suppressor_data(n=2000, seed=0):
+    """x0 and x1 move together; the label rises with x0 and falls with x1 given x0, yet x1
+    alone rises with it (through x0): the free card gives x1 negative points, against what x1
+    shows on its own."""
+    rng = np.random.default_rng(seed)
+    x0 = rng.integers(0, 2, n)
+    x1 = np.where(rng.random(n) < 0.85, x0, 1 - x0)
+    x2 = rng.integers(0, 2, n)
+    y = (2.5 * x0 - 1.0 * x1 + 1.0 * x2 + rng.logistic(size=n) > 1.2).astype(int)
+    return np.column_stack([x0, x1, x2]).astype(float), y
+
+
+def test_data_directions_keep_every_row_with_its_own_association():
+    X, y = suppressor_data()
+    assert pearsonr(X[:, 1], y).statistic > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        free = FacetsClassifierCV(max_rows=3).fit(X, y)
+        signed = FacetsClassifierCV(max_rows=3, monotone=DataDirections()).fit(X, y)
+    assert free.points_[1] < 0 and free.points_[0] > 0
+    assert np.all(signed.points_ >= 0) and signed.points_[0] > 0
+    found = card_losses(X, 2.0 * y - 1, np.array([signed.points_]), "logistic").objective[0]
+    best = min(card_losses(X, 2.0 * y - 1, np.array([u]), "logistic").objective[0]
+               for u in itertools.product(range(6), repeat=3) if any(u))
+    assert found == pytest.approx(best, abs=1e-9)  # the best card of non-negative points
+
+
+def test_data_directions_are_read_at_each_fit_from_its_own_rows():
+    """One estimator (cloned, as cross-validation does) fitted on two halves of the data where
+    x0's association has opposite signs: each fit takes the direction of its own rows."""
+    rng = np.random.default_rng(3)
+    n = 800
+    X = rng.integers(0, 2, size=(n, 3)).astype(float)
+    half = np.arange(n) < n // 2
+    y = ((np.where(half, 2.0, -2.0) * X[:, 0] + X[:, 1] + rng.logistic(size=n)) > 0.5).astype(int)
+    estimator = FacetsClassifier(max_rows=2, monotone=DataDirections())
+    first, second = clone(estimator).fit(X[half], y[half]), clone(estimator).fit(X[~half], y[~half])
+    assert first.points_[0] > 0 and second.points_[0] < 0
+    assert first.points_[1] > 0 and second.points_[1] > 0
+
+
+def test_bad_data_directions_are_one_line_input_errors():
+    X, y = rising_data(n=60)
+    with pytest.raises(interp.InputError, match="DataDirections has 2 rises flags for 5 columns") as err:
+        FacetsClassifierCV(max_rows=3, monotone=DataDirections(rises=(True, False))).fit(X, y)
+    assert "\n" not in str(err.value)
+    with pytest.raises(interp.InputError, match="groups has 1 labels for 5 columns"):
+        FacetsClassifier(max_rows=3, monotone=DataDirections(groups=("a",))).fit(X, y)
+
+
+def test_the_method_gives_no_row_points_against_its_own_column_unless_told(run, tmp_path):
+    """``interp run --method facets`` reads directions from the data by default; ``--monotone
+    none`` gives the free card, whose x1 row goes against x1's own association."""
+    X, y = suppressor_data()
+    path = tmp_path / "suppressor.csv"
+    pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "y": y}).to_csv(path, index=False)
+    cards = {}
+    for choice in ("auto", "none"):
+        done = run("run", "--plugin", "facets", "--data", path, "--target", "y", "--max-rows", "3", "--cv", "2",
+                   "--monotone", choice, "--quiet", "--format", "json", "--seed", "0")
+        assert done.exit_code == 0, done.output
+        rows = json.loads(done.output)["explanation"]["score_card"]["rows"]
+        cards[choice] = {r["feature"]: r["points"] for r in rows}
+    assert cards["none"]["x1"] < 0 and all(points > 0 for points in cards["auto"].values())
+    bad = run("run", "--plugin", "facets", "--data", path, "--target", "y", "--monotone", "up")
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
 
 
 def test_missing_numbers_are_a_row_of_their_own_never_an_error(run, tmp_path):
