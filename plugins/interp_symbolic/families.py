@@ -11,8 +11,6 @@ from __future__ import annotations
 import numpy as np
 from interp import RidgeFamily
 
-from .meijer import meijerg, meijerg_grad
-
 # (name, orders, a, b, scale): the first three initial points are those of the reference
 # implementation; the p == q family starts at s = 0.5 and keeps s <= 0.9 so that the argument
 # stays away from |z| = 1, where the series converge slowly.
@@ -76,6 +74,8 @@ class Ridge:
             val = np.asarray(self.family.value(theta, u), dtype=float)
             dth, du = self.family.gradient(theta, u)
             return val, np.asarray(dth, dtype=float).reshape(len(theta), -1), np.asarray(du, dtype=float)
+        from .meijer import meijerg_grad  # on first use: registering the families needs no evaluator
+
         a_s, b_s, s, r = self.split(theta)
         ur = u ** r
         z = s * ur
@@ -91,6 +91,8 @@ class Ridge:
         theta = np.asarray(theta, dtype=float)
         if self.orders is None:
             return np.asarray(self.family.value(theta, u), dtype=float)
+        from .meijer import meijerg
+
         a_s, b_s, s, r = self.split(theta)
         return _in_chunks(meijerg, a_s, b_s, np.asarray(s * u ** r, dtype=float), max_fallback)
 
