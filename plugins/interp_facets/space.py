@@ -280,11 +280,13 @@ class DataDirections:
 
 
 def _association_sign(x: np.ndarray, y: np.ndarray) -> int:
-    """The sign of the correlation of ``x`` and ``y`` (0 when either is constant or they do not
-    correlate beyond rounding)."""
+    """The sign of the correlation of ``x`` and ``y`` (0 with fewer than two rows, when either
+    is constant, or when they do not correlate beyond rounding)."""
+    if x.size < 2:
+        return 0
     dx, dy = x - x.mean(), y - y.mean()
     cov, scale = float(dx @ dy), float(np.sqrt((dx @ dx) * (dy @ dy)))
-    return 0 if not scale or abs(cov) <= 1e-12 * scale else int(np.sign(cov))
+    return int(np.sign(cov)) if scale > 0 and abs(cov) > 1e-12 * scale else 0
 
 
 def space_of(estimator, X, y, limits: RowLimits) -> CardSpace:

@@ -280,6 +280,16 @@ def test_data_directions_are_read_at_each_fit_from_its_own_rows():
     assert first.points_[1] > 0 and second.points_[1] > 0
 
 
+def test_a_column_missing_on_every_row_stays_free():
+    """No row where the column is present: no direction (and no warning from an empty mean)."""
+    X = np.array([[0.0, 1.0, 1.0], [0.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+    y = np.array([1.0, 0.0, 1.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = DataDirections(groups=("a", "a", "b"), rises=(True, False, True)).of(X, y)
+    assert found.tolist() == [0, 0, 1]
+
+
 def test_bad_data_directions_are_one_line_input_errors():
     X, y = rising_data(n=60)
     with pytest.raises(interp.InputError, match="DataDirections has 2 rises flags for 5 columns") as err:
