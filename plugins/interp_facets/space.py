@@ -273,9 +273,9 @@ class DataDirections:
         out = np.zeros(d, dtype=np.int64)
         for label in np.unique(labels[rises]):
             cols = labels == label
-            present = ~X[:, cols & ~rises].any(axis=1)
-            total, target = X[present][:, cols & rises].sum(axis=1), y[present]
-            out[cols & rises] = _association_sign(total, target)
+            total = X[:, cols & rises].sum(axis=1)
+            present = ~X[:, cols & ~rises].any(axis=1)  # all True when the feature has no other column
+            out[cols & rises] = _association_sign(total[present], y[present])
         return out
 
 
