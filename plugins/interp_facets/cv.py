@@ -23,7 +23,7 @@ from .problem import Objective, null_threshold
 from .refit import refit_scale, usable
 from .pool import card_pool, check_pool, feature_shares, pool_table
 from .search import GridSearch, local_search, search_grid
-from .space import CardSpace, RowLimits, group_labels, space_of
+from .space import CardSpace, DataDirections, RowLimits, group_labels, space_of
 from .snap import integrity_rows, snap_to_grid
 from .solver import SolverOptions, solve
 from .validation import (MAX_CV_ROWS, check_eps, check_fit_memory, check_max_cv_rows, check_max_iter,
@@ -442,9 +442,10 @@ class _FacetsCVBase(BaseEstimator):
         splits = list(splitter.split(X, y_orig) if hasattr(splitter, "split") else splitter)
         n_folds = len(splits)
         tasks = [(k, g) for k in range(n_folds + 1) for g in range(gammas.size)]
+        per_fold = [self._fold_objective(objective, X, y_num, limits, train) for train, _ in splits] + [objective]
         jobs = (
             delayed(path_task)(X, y_num, None if k == n_folds else splits[k],
-                               attrs.evolve(objective, gamma=gammas[g]), betas * gammas[g] ** 2, options,
+                               attrs.evolve(per_fold[k], gamma=gammas[g]), betas * gammas[g] ** 2, options,
                                snap_tol, self._score)
             for k, g in tasks
         )
@@ -457,6 +458,14 @@ class _FacetsCVBase(BaseEstimator):
         self.gammas_, self.betas_ = gammas, betas
         self.coefs_path_, self.intercepts_path_ = tally.coefs, tally.intercepts
         self._select()
+
+    def _fold_objective(self, objective: Objective, X, y_num, limits: RowLimits, train) -> Objective:
+        """``objective`` for a fold trained on the rows ``train``: with directions read from the
+        data (`DataDirections`), its bounds are read from those rows alone, so that the fold's
+        score never sees directions its test rows helped to choose; otherwise unchanged."""
+        if not isinstance(self.monotone, DataDirections):
+            return objective
+        return attrs.evolve(objective, bounds=space_of(self, X[train], y_num[train], limits).solver_box)
 
     def _select(self) -> None:
         """The chosen grid point: among the fully integral ones (else, with an IntegrityWarning,

@@ -280,6 +280,25 @@ def test_data_directions_are_read_at_each_fit_from_its_own_rows():
     assert first.points_[1] > 0 and second.points_[1] > 0
 
 
+def test_the_grid_cv_reads_each_folds_directions_from_its_training_rows(monkeypatch):
+    """With max_rows=None the CV grid scores each fold's paths; their directions come from the
+    fold's training rows (never from its test rows), the whole data's from all of them."""
+    X, y = suppressor_data(n=300)
+    seen = []
+    read = DataDirections.of
+
+    def spy(self, X_part, y_part):
+        seen.append(len(y_part))
+        return read(self, X_part, y_part)
+
+    monkeypatch.setattr(DataDirections, "of", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = FacetsClassifierCV(cv=3, gammas=2, betas=4, monotone=DataDirections()).fit(X, y)
+    assert sorted(seen) == [200, 200, 200, 300, 300]  # three folds; the search and the refit
+    assert np.all(model.points_ >= 0)
+
+
 def test_a_column_missing_on_every_row_stays_free():
     """No row where the column is present: no direction (and no warning from an empty mean)."""
     X = np.array([[0.0, 1.0, 1.0], [0.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
