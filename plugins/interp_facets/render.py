@@ -7,6 +7,8 @@ import attrs
 
 from interp import Figure, Table, Text
 
+from .space import DataDirections
+
 __all__ = ["fmt", "card_header", "card_text", "card_markdown", "method_sections", "pool_sections", "pool_payload",
            "card_display", "FIGURE_TITLES"]
 
@@ -98,6 +100,9 @@ def _fitted_with(fit) -> str:
 
 def _notes(model, fallback: bool) -> list[str]:
     notes = []
+    if isinstance(model.monotone, DataDirections):
+        notes.append("each ordered column's points keep the sign of its association with the target "
+                     "(--monotone auto)")
     if model.n_snapped_:
         notes.append(f"note: {model.n_snapped_} coefficient(s) of the minimiser were off the grid; "
                      f"rounding them raised the objective by {model.snap_gap_:.1e} (relative), "

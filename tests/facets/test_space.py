@@ -332,6 +332,11 @@ def test_the_method_gives_no_row_points_against_its_own_column_unless_told(run, 
         rows = json.loads(done.output)["explanation"]["score_card"]["rows"]
         cards[choice] = {r["feature"]: r["points"] for r in rows}
     assert cards["none"]["x1"] < 0 and all(points > 0 for points in cards["auto"].values())
+    note = "each ordered column's points keep the sign of its association with the target"
+    for choice in ("auto", "none"):
+        text = run("run", "--plugin", "facets", "--data", path, "--target", "y", "--max-rows", "3", "--cv", "2",
+                   "--monotone", choice, "--quiet", "--seed", "0").output
+        assert (note in text) == (choice == "auto")
     bad = run("run", "--plugin", "facets", "--data", path, "--target", "y", "--monotone", "up")
     assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
 
