@@ -262,21 +262,40 @@ class DataDirections:
     rises: tuple[bool, ...] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
 
     def of(self, X, y) -> np.ndarray:
-        """One direction per column of ``X`` (+1, -1; 0: free), from the target ``y``."""
+        """One direction per column of ``X`` (+1, -1; 0: free), from the target ``y``.
+
+        A feature with no other column (most of them: 0/1 columns, numbers never missing) is
+        read from one pass over ``X``: the covariance of a sum of columns with ``y`` is the sum
+        of theirs.  Only a feature with other columns loops, over its present rows."""
         X = np.asarray(X, dtype=float)
         d = X.shape[1]
-        labels = group_labels(self.groups, d)
         rises = np.ones(d, dtype=bool) if self.rises is None else np.asarray(self.rises, dtype=bool)
         if rises.shape != (d,):
             raise InputError(f"DataDirections has {rises.size} rises flags for {d} columns")
+        _, codes = np.unique(group_labels(self.groups, d), return_inverse=True)
         y = np.asarray(y, dtype=float)
-        out = np.zeros(d, dtype=np.int64)
-        for label in np.unique(labels[rises]):
-            cols = labels == label
-            total = X[:, cols & rises].sum(axis=1)
-            present = ~X[:, cols & ~rises].any(axis=1)  # all True when the feature has no other column
-            out[cols & rises] = _association_sign(total[present], y[present])
-        return out
+        with_others = np.bincount(codes[~rises], minlength=codes.max(initial=-1) + 1) > 0
+        per_feature = _summed_signs(X, y, codes, rises & ~with_others[codes], with_others.size)
+        for g in np.flatnonzero(with_others):
+            cols = codes == g
+            if (cols & rises).any():
+                present = ~X[:, cols & ~rises].any(axis=1)
+                per_feature[g] = _association_sign(X[:, cols & rises].sum(axis=1)[present], y[present])
+        return np.where(rises, per_feature[codes], 0)
+
+
+def _summed_signs(X, y, codes, columns, n_features: int) -> np.ndarray:
+    """Per feature, the sign of the covariance of ``y`` with the sum of its ``columns`` (a
+    mask), over all rows; 0 for a feature without such columns, or whose covariance is within
+    rounding (1e-12) of 0 relative to the sum of its columns' standard deviations times
+    ``y``'s (a bound on the product of the two, exact for a single column)."""
+    n = X.shape[0]
+    dy = y - y.mean()
+    cov = X.T @ dy  # = (X - mean).T @ dy, since dy sums to 0
+    spread = np.sqrt(np.maximum(np.einsum("ij,ij->j", X, X) - X.sum(axis=0) ** 2 / max(n, 1), 0.0))
+    cov_f = np.bincount(codes[columns], weights=cov[columns], minlength=n_features)
+    bound = np.bincount(codes[columns], weights=spread[columns], minlength=n_features) * np.sqrt(dy @ dy)
+    return np.where((bound > 0) & (np.abs(cov_f) > 1e-12 * bound), np.sign(cov_f), 0).astype(np.int64)
 
 
 def _association_sign(x: np.ndarray, y: np.ndarray) -> int:

@@ -218,6 +218,33 @@ def test_data_directions_of_columns_are_the_sign_of_their_correlation(seed, n, d
             assert found[j] == np.sign(r)
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(6, 60), d=st.integers(1, 8))
+def test_data_directions_of_features_are_their_sums_correlation_sign(seed, n, d):
+    """Features of several columns, some with a column that does not rise (a missing flag):
+    each rising column takes the sign of scipy's correlation between the target and the sum of
+    its feature's rising columns on the rows where the feature's other columns are 0; the
+    others are free.  Compared where that correlation is clearly non-zero."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, d)).astype(float)
+    groups = tuple(str(g) for g in rng.integers(0, 3, d))
+    rises = tuple(bool(r) for r in rng.random(d) < 0.75)
+    X[:, ~np.array(rises)] = rng.random((n, d - sum(rises))) < 0.2
+    y = (rng.random(n) < 0.5).astype(float)
+    found = DataDirections(groups, rises).of(X, y)
+    for j in range(d):
+        if not rises[j]:
+            assert found[j] == 0
+            continue
+        mine = [k for k in range(d) if groups[k] == groups[j]]
+        present = ~X[:, [k for k in mine if not rises[k]]].any(axis=1)
+        total = X[:, [k for k in mine if rises[k]]].sum(axis=1)[present]
+        if present.sum() > 2 and np.ptp(total) and np.ptp(y[present]):
+            r = pearsonr(total, y[present]).statistic
+            if abs(r) > 1e-9:
+                assert found[j] == np.sign(r)
+
+
 def test_card_features_take_each_columns_direction_from_its_own_rows():
     """Age raises the risk, bmi lowers it (and is sometimes missing, which says nothing of the
     direction), sex is text: every rising age row is +1, every rising bmi row -1, the "is
