@@ -24,7 +24,7 @@ import click
 
 from . import __version__
 from .components import Option
-from .data import Dataset, bundled_datasets, load_dataset
+from .data import Dataset, bundled_datasets, load_dataset, missing_file
 from .errors import InterpError
 from .registry import CATALOGUES, PluginWarning, get_registry, library_catalogues
 from .registry import commands as plugin_commands
@@ -318,6 +318,8 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, missin
     missing numbers (a method that takes them will run)."""
     if (data is None) == (dataset is None):
         fail("give either --data FILE.csv --target COLUMN or --dataset NAME (see interp datasets)")
+    if data is not None and not Path(data).is_file():
+        fail(missing_file(data))
     if data is not None and target is None:
         fail("--data needs --target naming the label column")
     try:

@@ -278,13 +278,32 @@ def from_arrays(
     return Dataset(X, y, tuple(map(str, feature_names)), "y", name)
 
 
+def closest_bundled(name: str | Path) -> str | None:
+    """The bundled data set whose name is close to ``name`` (``breast_cancer`` or ``Diabetes``),
+    or None: a typed name that misses by a character gets a suggestion, not just a list."""
+    import difflib
+
+    close = difflib.get_close_matches(Path(name).stem.lower().replace("_", "-"), BUNDLED, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def missing_file(path: str | Path) -> str:
+    """The one line for a data file that is not a file: a folder, or nothing, then naming the
+    bundled data set it may have meant (``--data breast_cancer``: ``--dataset breast-cancer``)."""
+    if Path(path).is_dir():
+        return f"data file {str(path)!r} is a folder, not a CSV file"
+    close = closest_bundled(path)
+    hint = f"; did you mean the bundled data set {close!r} (--dataset {close})?" if close else ""
+    return f"data file {str(path)!r} not found{hint}"
+
+
 def read_csv(path: str | Path) -> pd.DataFrame:
     """Read a CSV with a header row, with one-line errors for missing, empty or broken files."""
     import pandas as pd
 
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"data file {str(path)!r} not found")
+        raise InputError(missing_file(path))
     try:
         header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, skipinitialspace=True)
         frame = pd.read_csv(path, skipinitialspace=True)
@@ -326,7 +345,9 @@ def load_dataset(
         if target is None:
             if not Path(source).exists():
                 known = ", ".join(BUNDLED)
-                raise InputError(f"unknown data set {str(source)!r}; bundled: {known} (or a CSV path)")
+                close = closest_bundled(source)
+                guess = f"did you mean {close!r}? " if close else ""
+                raise InputError(f"unknown data set {str(source)!r}; {guess}bundled: {known} (or a CSV path)")
             raise InputError("a CSV file needs --target naming the label column")
         return from_frame(read_csv(source), target, name=Path(source).stem, missing=missing)
     return from_arrays(source, y, feature_names)

@@ -80,7 +80,11 @@ def test_unknown_method_exits_2_and_lists_available(run, toy_plugin, flag):
         (["--dataset", "nope"], "unknown data set 'nope'; bundled: breast-cancer"),
         ([], "give either --data FILE.csv --target COLUMN or --dataset NAME"),
         (["--dataset", "diabetes", "--data", "x.csv", "--target", "y"], "give either"),
-        (["--data", "x.csv"], "--data needs --target"),
+        (["--data", "x.csv"], "data file 'x.csv' not found"),
+        (["--data", "breast_cancer"], "not found; did you mean the bundled data set 'breast-cancer' "
+                                      "(--dataset breast-cancer)?"),
+        (["--data", "."], "data file '.' is a folder, not a CSV file"),
+        (["--dataset", "Diabetes"], "unknown data set 'Diabetes'; did you mean 'diabetes'? bundled:"),
         (["--dataset", "diabetes", "--scale", "abc"], "'abc' is not a valid float"),
     ],
 )
@@ -88,6 +92,11 @@ def test_bad_run_arguments_exit_2(run, toy_plugin, args, message):
     result = run("run", "--plugin", "toy", *args)
     assert result.exit_code == 2 and message in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_data_file_without_target_is_asked_for_one(run, toy_plugin, csv_file):
+    result = run("run", "--plugin", "toy", "--data", csv_file("a,y\n1,2\n3,4\n"))
+    assert result.exit_code == 2 and "--data needs --target naming the label column" in result.output
 
 
 @pytest.mark.parametrize(

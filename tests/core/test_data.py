@@ -83,6 +83,13 @@ def test_missing_and_empty_files(tmp_path):
         load_dataset(tmp_path / "empty.csv")
 
 
+def test_a_file_named_like_a_bundled_data_set_is_pointed_to_it():
+    with pytest.raises(InputError, match=r"not found; did you mean the bundled data set 'house-votes-84'"):
+        load_dataset("house_votes_84.csv", "party")
+    with pytest.raises(InputError, match=r"^data file 'votes_of_1984.csv' not found$"):
+        load_dataset("votes_of_1984.csv", "party")
+
+
 def test_array_shape_errors():
     with pytest.raises(InputError, match="2-D"):
         load_dataset(np.ones(3), y=[1, 2, 3])
