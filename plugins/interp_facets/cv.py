@@ -581,7 +581,8 @@ class FacetsClassifierCV(CardExports, ClassifierMixin, _FacetsCVBase):
     set of rows the best (see `.pool`): ``pool_`` (the cards, best first), ``cards_`` (their
     table: rows, loss, objective, training accuracy and AUC), ``feature_share_`` (per feature, or per
     group with ``groups``, the share of those cards that use it) and ``select_card(i)``, which
-    makes card i the model (``selected_card_`` says which one is).
+    makes card i the model (``selected_card_`` says which one is).  The model is then card 0,
+    the best after the pool's polish: possibly a card of lower objective than the search's own.
     """
 
     _loss = "logistic"

@@ -57,6 +57,18 @@ def test_the_pool_holds_distinct_near_optimal_cards_best_first(pooled):
     assert model.cards_["card"][0].startswith("f0 ")
 
 
+def test_the_pooled_model_is_never_worse_than_the_search_alone(pooled):
+    """Card 0 is the best after the polish, among candidates that include the search's own card:
+    its objective is at most that card's."""
+    model, X, y = pooled
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = FacetsClassifierCV(max_rows=4, card_ridge=2.0).fit(X, y)
+    both = np.array([alone.points_, model.points_])
+    F = card_losses(X.to_numpy(), 2.0 * y - 1, both, "logistic", 2.0).objective
+    assert F[1] <= F[0] * (1 + 1e-12)
+
+
 def test_feature_shares_count_the_cards_using_each_feature(pooled):
     model, X, _ = pooled
     used = np.array([c.points != 0 for c in model.pool_])
