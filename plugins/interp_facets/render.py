@@ -100,7 +100,7 @@ def _fitted_with(fit) -> str:
 
 def _notes(model, fallback: bool) -> list[str]:
     notes = []
-    if isinstance(model.monotone, DataDirections):
+    if isinstance(model.monotone, DataDirections) and model.monotone.orders_any:
         notes.append("each ordered column's points keep the sign of its association with the target "
                      "(--monotone auto)")
     if model.n_snapped_:

@@ -261,6 +261,12 @@ class DataDirections:
     groups: tuple[str, ...] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
     rises: tuple[bool, ...] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
 
+    @property
+    def orders_any(self) -> bool:
+        """Whether some column rises with its feature's value (a design of text levels only
+        leaves every column free)."""
+        return self.rises is None or any(self.rises)
+
     def of(self, X, y) -> np.ndarray:
         """One direction per column of ``X`` (+1, -1; 0: free), from the target ``y``.
 

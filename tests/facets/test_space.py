@@ -368,6 +368,13 @@ def test_the_method_gives_no_row_points_against_its_own_column_unless_told(run, 
     assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
 
 
+def test_a_design_of_text_levels_only_says_nothing_of_directions(run, tmp_path):
+    """House votes are y/n/? answers: no ordered column, so nothing keeps a direction and the
+    card's notes do not claim one."""
+    text = run("run", "--plugin", "facets", "--dataset", "house-votes-84", "--max-rows", "3", "--quiet").output
+    assert "score card" in text and "association with the target" not in text
+
+
 def test_missing_numbers_are_a_row_of_their_own_never_an_error(run, tmp_path):
     """A CSV with blank cells: facets runs, the card may hold "bmi is missing", every row is
     scored; a method that does not take missing values refuses in one line, as before."""
