@@ -14,25 +14,31 @@ already fitted, so they have their own hook, ``register_closed_forms`` (``hooksp
 form to the values of a term at fixed arguments (variable projection: the term's weight and
 offset are eliminated).  Every form is evaluated on u in (0, 1], where the ridge argument lies;
 its bounds keep it finite there (no overflow, logarithms and arcsines inside their domains).
+
+sympy and scipy are imported on first use, not with this module: listing the plugins builds the
+catalogue of forms, and the forms name the functions they use (`Named`) rather than hold them.
 """
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import sympy as sp
 from interp import RidgeFamily, plugin_manager, registry
-from scipy import special
-from scipy.optimize import least_squares
 
 from .families import bound_arrays
 
-__all__ = ["ClosedForm", "Outer", "Scaled", "CurveFit", "builtin_closed_forms", "registered_closed_forms",
+if TYPE_CHECKING:
+    import sympy as sp
+
+__all__ = ["ClosedForm", "Outer", "Named", "Scaled", "CurveFit", "builtin_closed_forms", "registered_closed_forms",
            "fit_curve", "exact_number", "HOOK"]
 
 HOOK = "register_closed_forms"
@@ -51,6 +57,8 @@ def exact_number(x: float, angle: bool = False) -> sp.Expr:
     """``x`` as a sympy number: the Rational p/q (q <= 12) it equals to 1e-12 (for an ``angle``,
     pi times one), else a Float, so that a snapped parameter prints exactly (sin(u + pi/2)
     is cos(u))."""
+    import sympy as sp
+
     x = float(x)
     unit = math.pi if angle else 1.0
     fr = Fraction(x / unit).limit_denominator(EXACT_DENOMINATOR)
@@ -63,6 +71,8 @@ def exact_number(x: float, angle: bool = False) -> sp.Expr:
 def exact_parameters(form, theta) -> np.ndarray:
     """Which of ``theta`` print exactly (``exact_number`` finds a small rational, or pi times one
     for the form's ``angles``): the parameters a snap set, which a later refit keeps pinned."""
+    import sympy as sp
+
     angles = getattr(form, "angles", ())
     return np.array([not isinstance(exact_number(x, angle=i in angles), sp.Float) for i, x in enumerate(theta)],
                     dtype=bool)
@@ -285,6 +295,8 @@ def _least_squares_fit(form: ClosedForm, u: np.ndarray, yc: np.ndarray, theta0,
                        max_nfev: int) -> tuple[float, np.ndarray]:
     """(mean squared residual, theta) of a bounded variable-projection least-squares fit to the
     centred values ``yc`` from ``theta0``; (inf, theta0) when g is not finite there."""
+    from scipy.optimize import least_squares
+
     residual, jacobian = _projected(form, u, yc)
     lo, hi = bound_arrays(form.bounds)
     x0 = np.clip(np.asarray(theta0, dtype=float), lo, hi)
@@ -346,9 +358,30 @@ def fit_curve(form: ClosedForm, u, g, starts: Sequence | None = None, max_nfev: 
 # -- the built-in forms ----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
+class Named:
+    """The function ``name`` of the module ``module`` (``Named("scipy.special", "j0")``),
+    imported when first called: the catalogue of forms is built without importing scipy or
+    sympy, and a pickled form holds the two names (its unpickled copy is equal)."""
+
+    module: str
+    name: str
+
+    def __call__(self, *args):
+        return getattr(importlib.import_module(self.module), self.name)(*args)
+
+
+def _sympy(name: str) -> Named:
+    return Named("sympy", name)
+
+
+def _special(name: str) -> Named:
+    return Named("scipy.special", name)
+
+
+@dataclass(frozen=True)
 class Outer:
     """A function Phi of one real argument: numpy ``value`` and ``derivative`` (module-level
-    functions or ufuncs, so a fitted model pickles), and its sympy form ``sympy(x)``."""
+    functions, ufuncs or `Named`, so a fitted model pickles), and its sympy form ``sympy(x)``."""
 
     value: Callable[[np.ndarray], np.ndarray]
     derivative: Callable[[np.ndarray], np.ndarray]
@@ -404,30 +437,44 @@ def _d_inverse1p(x):
 
 
 def _neg_j1(x):
+    from scipy import special
+
     return -special.j1(x)
 
 
 def _neg_y1(x):
+    from scipy import special
+
     return -special.y1(x)
 
 
 def _d_j1(x):
+    from scipy import special
+
     return special.j0(x) - special.j1(x) / x  # J1' = J0 - J1 / x (x > 0 on the bounds)
 
 
 def _d_y1(x):
+    from scipy import special
+
     return special.y0(x) - special.y1(x) / x
 
 
 def _d_i1(x):
+    from scipy import special
+
     return special.i0(x) - special.i1(x) / x
 
 
 def _d_gamma(x):
+    from scipy import special
+
     return special.gamma(x) * special.digamma(x)
 
 
 def _sympy_log1p(x):
+    import sympy as sp
+
     return sp.log(1 + x)
 
 
@@ -465,27 +512,27 @@ _WAVE_W = (0.01, 40.0)  # sin, cos, J, Y: a few periods over (0, 1]
 _WAVE_GRID = _frequencies(40.0)
 
 _SCALED = (  # (name, Phi, bounds of w, grid, complexity, printed)
-    ("exp", Outer(np.exp, np.exp, sp.exp), _EXP_W, _EXP_GRID, 2, "exp(w*u)"),
-    ("sin", Outer(np.sin, np.cos, sp.sin), _WAVE_W, _WAVE_GRID, 2, "sin(w*u)"),
-    ("cos", Outer(np.cos, _neg_sin, sp.cos), _WAVE_W, _WAVE_GRID, 2, "cos(w*u)"),
-    ("sinh", Outer(np.sinh, np.cosh, sp.sinh), _GROWTH_W, _GROWTH_GRID, 2, "sinh(w*u)"),
-    ("cosh", Outer(np.cosh, np.sinh, sp.cosh), _GROWTH_W, _GROWTH_GRID, 2, "cosh(w*u)"),
-    ("arctan", Outer(np.arctan, _d_arctan, sp.atan), (0.01, 1e3), np.geomspace(0.02, 1e3, 30), 2, "atan(w*u)"),
-    ("arcsin", Outer(np.arcsin, _d_arcsin, sp.asin), (0.01, 0.999), np.linspace(0.05, 0.999, 20), 2,
+    ("exp", Outer(np.exp, np.exp, _sympy("exp")), _EXP_W, _EXP_GRID, 2, "exp(w*u)"),
+    ("sin", Outer(np.sin, np.cos, _sympy("sin")), _WAVE_W, _WAVE_GRID, 2, "sin(w*u)"),
+    ("cos", Outer(np.cos, _neg_sin, _sympy("cos")), _WAVE_W, _WAVE_GRID, 2, "cos(w*u)"),
+    ("sinh", Outer(np.sinh, np.cosh, _sympy("sinh")), _GROWTH_W, _GROWTH_GRID, 2, "sinh(w*u)"),
+    ("cosh", Outer(np.cosh, np.sinh, _sympy("cosh")), _GROWTH_W, _GROWTH_GRID, 2, "cosh(w*u)"),
+    ("arctan", Outer(np.arctan, _d_arctan, _sympy("atan")), (0.01, 1e3), np.geomspace(0.02, 1e3, 30), 2, "atan(w*u)"),
+    ("arcsin", Outer(np.arcsin, _d_arcsin, _sympy("asin")), (0.01, 0.999), np.linspace(0.05, 0.999, 20), 2,
      "asin(w*u)"),
-    ("gamma", Outer(special.gamma, _d_gamma, sp.gamma), (0.05, 12.0), np.geomspace(0.05, 12.0, 25), 2,
+    ("gamma", Outer(_special("gamma"), _d_gamma, _sympy("gamma")), (0.05, 12.0), np.geomspace(0.05, 12.0, 25), 2,
      "gamma(w*u)"),
-    ("bessel_j0", Outer(special.j0, _neg_j1, _SympyBessel(sp.besselj, 0)), _WAVE_W, _WAVE_GRID, 2,
+    ("bessel_j0", Outer(_special("j0"), _neg_j1, _SympyBessel(_sympy("besselj"), 0)), _WAVE_W, _WAVE_GRID, 2,
      "besselj(0, w*u)"),
-    ("bessel_j1", Outer(special.j1, _d_j1, _SympyBessel(sp.besselj, 1)), _WAVE_W, _WAVE_GRID, 2,
+    ("bessel_j1", Outer(_special("j1"), _d_j1, _SympyBessel(_sympy("besselj"), 1)), _WAVE_W, _WAVE_GRID, 2,
      "besselj(1, w*u)"),
-    ("bessel_y0", Outer(special.y0, _neg_y1, _SympyBessel(sp.bessely, 0)), _WAVE_W, _WAVE_GRID, 2,
+    ("bessel_y0", Outer(_special("y0"), _neg_y1, _SympyBessel(_sympy("bessely"), 0)), _WAVE_W, _WAVE_GRID, 2,
      "bessely(0, w*u)"),
-    ("bessel_y1", Outer(special.y1, _d_y1, _SympyBessel(sp.bessely, 1)), _WAVE_W, _WAVE_GRID, 2,
+    ("bessel_y1", Outer(_special("y1"), _d_y1, _SympyBessel(_sympy("bessely"), 1)), _WAVE_W, _WAVE_GRID, 2,
      "bessely(1, w*u)"),
-    ("bessel_i0", Outer(special.i0, special.i1, _SympyBessel(sp.besseli, 0)), _GROWTH_W, _GROWTH_GRID, 2,
+    ("bessel_i0", Outer(_special("i0"), _special("i1"), _SympyBessel(_sympy("besseli"), 0)), _GROWTH_W, _GROWTH_GRID, 2,
      "besseli(0, w*u)"),
-    ("bessel_i1", Outer(special.i1, _d_i1, _SympyBessel(sp.besseli, 1)), _GROWTH_W, _GROWTH_GRID, 2,
+    ("bessel_i1", Outer(_special("i1"), _d_i1, _SympyBessel(_sympy("besseli"), 1)), _GROWTH_W, _GROWTH_GRID, 2,
      "besseli(1, w*u)"),
     ("log1p", Outer(np.log1p, _inverse1p, _sympy_log1p), _RATIONAL_W, _RATIONAL_GRID, 3, "log(1 + w*u)"),
     ("inverse", Outer(_inverse1p, _d_inverse1p, _sympy_inverse1p), _RATIONAL_W, _RATIONAL_GRID, 3,
@@ -556,6 +603,8 @@ class SinPhase(ClosedForm):
         return np.vstack([c * u, c]), c * theta[0]
 
     def expression(self, theta, u):
+        import sympy as sp
+
         return sp.sin(exact_number(theta[0]) * u + exact_number(theta[1], angle=True))
 
 
@@ -579,6 +628,8 @@ class ExpPower(ClosedForm):
         return np.vstack([g * uq, g * w * uq * np.log(u)]), g * w * q * u ** (q - 1.0)
 
     def expression(self, theta, u):
+        import sympy as sp
+
         return sp.exp(exact_number(theta[0]) * u ** exact_number(theta[1]))
 
 
@@ -603,6 +654,8 @@ class PowerExp(ClosedForm):
         return np.vstack([g * np.log(u), g * u]), g * (t / u + w)
 
     def expression(self, theta, u):
+        import sympy as sp
+
         return u ** exact_number(theta[0]) * sp.exp(exact_number(theta[1]) * u)
 
 

@@ -30,6 +30,24 @@ def test_listing_the_plugins_imports_no_estimator_library():
     assert heavy == ""
 
 
+def test_the_plugins_listing_builds_every_catalogue_without_sympy_or_scipy():
+    """``interp plugins`` lists what every plugin registered, the closed forms too: building that
+    catalogue names the forms' scipy and sympy functions without importing them."""
+    code = textwrap.dedent("""
+        import sys
+        from interp.cli import main
+        sys.argv = ["interp", "plugins"]
+        try:
+            main()
+        except SystemExit as done:
+            assert not done.code, done.code
+        print(",".join(m for m in ("sympy", "scipy", "mpmath") if m in sys.modules), file=sys.stderr)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "closed form" in out.stdout and "bessel_j0" in out.stdout
+    assert out.stderr.strip() == ""
+
+
 @pytest.mark.parametrize("plugin", BUILTIN)
 def test_every_public_name_of_a_plugin_resolves(plugin):
     package = __import__(f"interp_{plugin}")
