@@ -26,9 +26,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Sequence
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 from interp import RidgeFamily, plugin_manager, registry
@@ -484,8 +482,8 @@ def _sympy_inverse1p(x):
 
 @dataclass(frozen=True)
 class _SympyBessel:
-    """x -> ``kind(order, x)`` (sympy's besselj, bessely or besseli): picklable, and equal
-    to its unpickled copy."""
+    """x -> ``kind(order, x)`` (``kind``: sympy's besselj, bessely or besseli, as `Named`):
+    picklable, and equal to its unpickled copy."""
 
     kind: Any
     order: int
@@ -517,7 +515,8 @@ _SCALED = (  # (name, Phi, bounds of w, grid, complexity, printed)
     ("cos", Outer(np.cos, _neg_sin, _sympy("cos")), _WAVE_W, _WAVE_GRID, 2, "cos(w*u)"),
     ("sinh", Outer(np.sinh, np.cosh, _sympy("sinh")), _GROWTH_W, _GROWTH_GRID, 2, "sinh(w*u)"),
     ("cosh", Outer(np.cosh, np.sinh, _sympy("cosh")), _GROWTH_W, _GROWTH_GRID, 2, "cosh(w*u)"),
-    ("arctan", Outer(np.arctan, _d_arctan, _sympy("atan")), (0.01, 1e3), np.geomspace(0.02, 1e3, 30), 2, "atan(w*u)"),
+    ("arctan", Outer(np.arctan, _d_arctan, _sympy("atan")), (0.01, 1e3), np.geomspace(0.02, 1e3, 30), 2,
+     "atan(w*u)"),
     ("arcsin", Outer(np.arcsin, _d_arcsin, _sympy("asin")), (0.01, 0.999), np.linspace(0.05, 0.999, 20), 2,
      "asin(w*u)"),
     ("gamma", Outer(_special("gamma"), _d_gamma, _sympy("gamma")), (0.05, 12.0), np.geomspace(0.05, 12.0, 25), 2,
@@ -530,8 +529,8 @@ _SCALED = (  # (name, Phi, bounds of w, grid, complexity, printed)
      "bessely(0, w*u)"),
     ("bessel_y1", Outer(_special("y1"), _d_y1, _SympyBessel(_sympy("bessely"), 1)), _WAVE_W, _WAVE_GRID, 2,
      "bessely(1, w*u)"),
-    ("bessel_i0", Outer(_special("i0"), _special("i1"), _SympyBessel(_sympy("besseli"), 0)), _GROWTH_W, _GROWTH_GRID, 2,
-     "besseli(0, w*u)"),
+    ("bessel_i0", Outer(_special("i0"), _special("i1"), _SympyBessel(_sympy("besseli"), 0)), _GROWTH_W,
+     _GROWTH_GRID, 2, "besseli(0, w*u)"),
     ("bessel_i1", Outer(_special("i1"), _d_i1, _SympyBessel(_sympy("besseli"), 1)), _GROWTH_W, _GROWTH_GRID, 2,
      "besseli(1, w*u)"),
     ("log1p", Outer(np.log1p, _inverse1p, _sympy_log1p), _RATIONAL_W, _RATIONAL_GRID, 3, "log(1 + w*u)"),
