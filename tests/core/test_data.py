@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from interp import InputError, load_dataset
-from interp.data import bundled_datasets, check_finite
+from interp.data import bundled_datasets, check_finite, closest_bundled
 
 
 def test_csv_with_numeric_and_categorical_columns(csv_file):
@@ -88,6 +88,13 @@ def test_a_file_named_like_a_bundled_data_set_is_pointed_to_it():
         load_dataset("house_votes_84.csv", "party")
     with pytest.raises(InputError, match=r"^data file 'votes_of_1984.csv' not found$"):
         load_dataset("votes_of_1984.csv", "party")
+
+
+@pytest.mark.parametrize("name", sorted(bundled_datasets()))
+def test_every_bundled_name_is_found_from_its_usual_misspellings(name):
+    for typed in (name.upper(), name.replace("-", "_"), f"{name}.csv", f"data/{name.replace('-', '_')}.csv"):
+        assert closest_bundled(typed) == name, typed
+    assert closest_bundled("zz") is None
 
 
 def test_array_shape_errors():
