@@ -12,6 +12,10 @@
   NaN in a numeric column adds ``col=missing``.
 
 Levels not seen in ``fit`` give all-zero columns in ``transform``.
+
+``column_logic()`` says what the output columns say of each other whatever the input (the levels
+of one column are never true together; ``col>5`` implies ``col>3``): a
+``interp.preprocessing.ColumnLogic``, for a method that reads its binary features as logic.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .errors import InputError
 from .data import as_numeric
+from .preprocessing import ColumnLogic
 
 __all__ = ["TabularBinarizer"]
 
@@ -150,6 +155,29 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
         if kind == "onehot_num":
             return values[:, None] == np.asarray(info)[None, :]
         return values[:, None] > np.asarray(info)[None, :]
+
+    def column_logic(self) -> ColumnLogic:
+        """What the output columns say of each other on every row ``transform`` can produce
+        (see `ColumnLogic`): one-hot levels, a 0/1 column and a missing-value column exclude
+        each other (an unseen level makes them all false, so "at most one", not "one"); a
+        higher threshold implies every lower one, and a missing value makes every threshold
+        false."""
+        check_is_fitted(self, "encodings_")
+        exclusive: list[tuple[int, ...]] = []
+        implies: list[tuple[int, int]] = []
+        start = 0
+        for kind, info, has_missing in self.encodings_:
+            width = (1 if kind == "binary" else len(info)) + has_missing
+            block = range(start, start + width)
+            if kind != "threshold":
+                exclusive.append(tuple(block))
+            else:
+                cuts = block[:len(info)]  # ascending thresholds
+                implies += [(hi, lo) for i, hi in enumerate(cuts) for lo in cuts[:i]]
+                if has_missing:
+                    exclusive += [(c, block[-1]) for c in cuts]
+            start += width
+        return ColumnLogic(tuple(g for g in exclusive if len(g) > 1), tuple(implies))
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         check_is_fitted(self, "feature_names_out_")

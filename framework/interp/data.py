@@ -14,13 +14,13 @@ from __future__ import annotations
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 import attrs
 import numpy as np
 
 from .errors import InputError
-from .preprocessing import MAX_CLASSES, infer_task
+from .preprocessing import MAX_CLASSES, ColumnLogic, infer_task
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -79,7 +79,8 @@ class Dataset:
     """Validated data: ``X`` (float64, n x d) with ``feature_names``, target ``y`` (n,).
 
     ``raw`` keeps the feature columns as read (before one-hot encoding) for methods that want
-    their own encoding; ``categorical`` names the columns that were one-hot encoded.
+    their own encoding; ``categorical`` names the columns that were one-hot encoded and
+    ``one_hot`` holds, for each, the indices of its level columns in ``X``.
     """
 
     X: np.ndarray
@@ -89,6 +90,7 @@ class Dataset:
     name: str = "data"
     raw: pd.DataFrame | None = None
     categorical: tuple[str, ...] = ()
+    one_hot: tuple[tuple[int, ...], ...] = ()
 
     @property
     def n_samples(self) -> int:
@@ -108,6 +110,11 @@ class Dataset:
     @property
     def classes(self) -> np.ndarray:
         return np.unique(self.y)
+
+    def column_logic(self) -> ColumnLogic:
+        """What the columns of ``X`` say of each other: the levels of a one-hot encoded column
+        exclude each other (one per row, missing being a level of its own)."""
+        return ColumnLogic(exclusive=tuple(g for g in self.one_hot if len(g) > 1))
 
     def frame(self) -> pd.DataFrame:
         """X as a DataFrame with the feature names as columns."""
@@ -188,8 +195,18 @@ def _numeric(series: pd.Series) -> pd.Series | None:
     return None
 
 
-def _encode(features: pd.DataFrame) -> tuple[np.ndarray, list[str], tuple[str, ...]]:
-    columns, names, categorical = [], [], []
+class _Encoded(NamedTuple):
+    """The feature table as numbers: ``X``, its column ``names``, the text columns that were
+    one-hot encoded (``categorical``) and, for each, the indices of its level columns."""
+
+    X: np.ndarray
+    names: list[str]
+    categorical: tuple[str, ...]
+    one_hot: tuple[tuple[int, ...], ...]
+
+
+def _encode(features: pd.DataFrame) -> _Encoded:
+    columns, names, categorical, one_hot = [], [], [], []
     for col in features.columns:
         series = features[col]
         values = _numeric(series)
@@ -199,11 +216,13 @@ def _encode(features: pd.DataFrame) -> tuple[np.ndarray, list[str], tuple[str, .
             continue
         categorical.append(str(col))
         levels = series.astype(object).where(series.notna(), "missing").astype(str).str.strip()
+        first = len(names)
         for level in sorted(levels.unique()):
             columns.append((levels == level).to_numpy(dtype=float)[:, None])
             names.append(f"{col}={level}")
+        one_hot.append(tuple(range(first, len(names))))
     X = np.hstack(columns) if columns else np.empty((len(features), 0))
-    return X, names, tuple(categorical)
+    return _Encoded(X, names, tuple(categorical), tuple(one_hot))
 
 
 def _target(series: pd.Series) -> np.ndarray:
@@ -243,11 +262,11 @@ def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data", miss
     features = frame.drop(columns=[target]) if target is not None else frame
     if features.shape[1] == 0:
         raise InputError(f"data set {name!r} has no feature columns besides the target")
-    X, names, categorical = _encode(features)
+    X, names, categorical, one_hot = _encode(features)
     _check_unique(names, "two features are named {} (a column, and a level of a text column); rename the column")
     check_finite(np.where(np.isnan(X), 0.0, X) if missing else X, names)
     y = _target(frame[target]) if target is not None else None
-    return Dataset(X, y, tuple(names), target or "", name, features.reset_index(drop=True), categorical)
+    return Dataset(X, y, tuple(names), target or "", name, features.reset_index(drop=True), categorical, one_hot)
 
 
 def from_arrays(

@@ -15,8 +15,8 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["MAX_CLASSES", "BinaryLabels", "BinaryFeatures", "infer_task", "binary_labels", "is_binary",
-           "binarize_unless_binary"]
+__all__ = ["MAX_CLASSES", "BinaryLabels", "BinaryFeatures", "ColumnLogic", "infer_task", "binary_labels",
+           "is_binary", "binarize_unless_binary"]
 
 #: integer targets with at most this many distinct values are class labels
 MAX_CLASSES = 10
@@ -80,30 +80,62 @@ def is_binary(X: Any) -> bool:
     return bool(np.isin(np.asarray(X, dtype=float), (0.0, 1.0)).all())
 
 
+@attrs.frozen
+class ColumnLogic:
+    """What binary columns say of each other on every row an encoding can produce.
+
+    ``exclusive``: groups of column indices of which at most one is true in a row (the levels
+    of a one-hot column with its "missing" column; a threshold column with the "missing" column
+    of its input); ``implies``: pairs (a, b) where column a true means column b true
+    (``col>5`` implies ``col>3``), listed for every such pair, not only neighbours.
+    ``ColumnLogic()`` knows nothing: every assignment is possible."""
+
+    exclusive: tuple[tuple[int, ...], ...] = ()
+    implies: tuple[tuple[int, int], ...] = ()
+
+    def possible(self, columns: Sequence[int], table: np.ndarray) -> np.ndarray:
+        """Which rows of ``table`` (Boolean, one column per entry of ``columns``, the output
+        columns they hold) some input row can produce: a Boolean vector over its rows."""
+        table = np.asarray(table, dtype=bool)
+        at = {int(c): j for j, c in enumerate(columns)}
+        ok = np.ones(table.shape[0], dtype=bool)
+        for group in self.exclusive:
+            held = [at[c] for c in group if c in at]
+            if len(held) > 1:
+                ok &= table[:, held].sum(axis=1) <= 1
+        for a, b in self.implies:
+            if a in at and b in at:
+                ok &= ~table[:, at[a]] | table[:, at[b]]
+        return ok
+
+
 @attrs.frozen(eq=False)
 class BinaryFeatures:
-    """0/1 features, their names and the fitted ``TabularBinarizer`` (None when the input was
-    already binary and passed through)."""
+    """0/1 features, their names, the fitted ``TabularBinarizer`` (None when the input was
+    already binary and passed through) and what the columns say of each other (``logic``)."""
 
     X: np.ndarray
     names: tuple[str, ...]
     binarizer: Any = None
+    logic: ColumnLogic = attrs.field(factory=ColumnLogic)
 
 
-def binarize_unless_binary(X: Any, names: Sequence[str], *, raw: Any = None, mode: str = "auto",
-                           n_thresholds: int = 3, max_levels: int = 10) -> BinaryFeatures:
+def binarize_unless_binary(X: Any, names: Sequence[str], *, raw: Any = None, logic: ColumnLogic | None = None,
+                           mode: str = "auto", n_thresholds: int = 3, max_levels: int = 10) -> BinaryFeatures:
     """0/1 features for a method that reads binary data.
 
     ``mode``: "auto" binarises when some column is not 0/1, "always" binarises every column
     (0/1 columns pass through the binarizer unchanged), "never" returns ``X`` as it is.  ``raw``
     is the table before numeric encoding (``Dataset.raw``), read in preference to ``X`` so that
-    text levels keep their names.
+    text levels keep their names.  ``logic`` is what the columns of ``X`` say of each other
+    (``Dataset.column_logic()``), kept when they pass through; binarised columns get the
+    binarizer's.
     """
     if mode not in ("auto", "always", "never"):
         raise InputError(f"binarize must be auto, always or never, got {mode!r}")
     X = np.asarray(X, dtype=float)
     if mode == "never" or (mode == "auto" and is_binary(X)):
-        return BinaryFeatures(X=X, names=tuple(str(n) for n in names))
+        return BinaryFeatures(X=X, names=tuple(str(n) for n in names), logic=logic or ColumnLogic())
     import pandas as pd
 
     from .binarize import TabularBinarizer
@@ -112,4 +144,4 @@ def binarize_unless_binary(X: Any, names: Sequence[str], *, raw: Any = None, mod
     binarizer = TabularBinarizer(max_levels=max_levels, n_thresholds=n_thresholds).fit(source)
     out = binarizer.transform(source)
     return BinaryFeatures(X=out, names=tuple(str(n) for n in binarizer.get_feature_names_out()),
-                          binarizer=binarizer)
+                          binarizer=binarizer, logic=binarizer.column_logic())

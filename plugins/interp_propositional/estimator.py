@@ -282,10 +282,15 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
 
         Exact SVM: the weights sum over its support vectors; approximation: over the landmarks,
         with the expansion's coefficients (the same decision function, see the class notes).
+        Each rule reads in its plain form on the rows the model's own binarizer produces; for
+        columns binarised before the model, pass ``logic=binarizer.column_logic()``.
         Returns ``TopRules(rules, exact)``; see `interp_propositional.top_rules`."""
         check_is_fitted(self, "classes_")
-        if feature_names is None and self.binarizer_ is not None:
-            feature_names = list(self.binarizer_.get_feature_names_out())
+        if self.binarizer_ is not None:
+            if options.get("logic") is None:
+                options["logic"] = self.binarizer_.column_logic()
+            if feature_names is None:
+                feature_names = list(self.binarizer_.get_feature_names_out())
         if feature_names is None:
             feature_names = getattr(self, "feature_names_in_", None)
         formula = parse(self.formula_, self.operators_)
@@ -297,12 +302,13 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
         return explain_expansion(self.feature_map_.landmarks_, self.landmark_coef_[:, 0], formula, self.normalize,
                                  self.classes_, feature_names=feature_names, top=top, **options)
 
-    def rules_frame(self, top: int = 5, feature_names=None):
-        """The ``top`` rules as a DataFrame: rule, weight, supports (``render.rules_frame``)."""
+    def rules_frame(self, top: int = 5, feature_names=None, logic=None):
+        """The ``top`` rules as a DataFrame: rule, weight, supports, feature
+        (``render.rules_frame``); ``logic`` as in `explain`."""
         from .render import rules_frame
 
         check_is_fitted(self, "classes_")
-        return rules_frame(self, top, feature_names)
+        return rules_frame(self, top, feature_names, logic)
 
     def _display(self):
         from .render import estimator_display

@@ -15,7 +15,8 @@ negative weight for the other class.  ``top_rules``:
   the weight, for both signs.  This finds good rules but does not guarantee the best ones.
 
 Features that take identical values on the reference rows (e.g. ``x & y`` and ``y & x``) are
-shown once (the first found).
+shown once (the first found).  Each is shown in its plain form (`.plain`): a minimised formula
+that agrees with it on every row the binarizer can produce (``~a <-> ~b <-> ~a`` reads ``~b``).
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from interp import InputError, KernelOperator
+from interp.preprocessing import ColumnLogic
 
 from .formula import Formula, evaluate, n_leaves, parse, to_string
 from .kernels import check_binary, propositional_kernel_diagonal
+from .plain import plain_rule
 
 __all__ = ["Rule", "TopRules", "feature_weights", "top_rules", "explain_expansion", "explain_svc",
            "rule_search_work", "most_leaves", "RULE_WORK_LIMIT"]
@@ -58,10 +61,16 @@ def most_leaves(n_rows: int) -> int:
 
 @dataclass
 class Rule:
+    """One logical feature of the kernel as a rule: ``rule`` its plain form (`.plain`),
+    ``weight`` its w_F, ``variables`` the variables in the formula's leaves (left to right),
+    the class it ``supports``, and ``feature`` the formula with those variables in its leaves
+    (equal to ``rule`` on every row the binarizer can produce)."""
+
     rule: str
     weight: float
     variables: list
     supports: str = ""
+    feature: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -166,16 +175,17 @@ def _searched(node: Formula, Xb, coef, restarts: int, random_state) -> list[tupl
 
 def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None,
               max_enumerate: int = 1_000_000, restarts: int = 20, random_state=0,
-              classes=("negative", "positive"), operators: Mapping[str, KernelOperator] | None = None
-              ) -> TopRules:
+              classes=("negative", "positive"), operators: Mapping[str, KernelOperator] | None = None,
+              logic: ColumnLogic | None = None) -> TopRules:
     """The ``top`` features with the largest |w_F| as rules; returns ``TopRules(rules, exact)``.
 
     ``X``: the rows the weights sum over (support vectors), ``coef`` their coefficients;
     ``reference``: rows used to merge features that agree on all of them (default X);
     ``max_enumerate``, ``restarts``, ``random_state``: the search (exact up to
     ``max_enumerate`` features, else a local search); ``operators`` resolves the operators of
-    a formula given as text.  (Each is a knob ``explain_svc`` passes through, hence more than
-    eight parameters.)
+    a formula given as text; ``logic`` says which rows the binarizer can produce
+    (``TabularBinarizer.column_logic()``; None: any), so that each rule reads in its plain form.
+    (Each is a knob ``explain_svc`` passes through, hence more than eight parameters.)
     """
     node = parse(formula, operators)
     Xb = check_binary(X).astype(bool)
@@ -197,8 +207,8 @@ def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None
             continue
         seen.add(key)
         variables = [names[a] for a in assign]
-        rules.append(Rule(to_string(node, variables), w, variables,
-                          str(classes[1] if w > 0 else classes[0])))
+        rules.append(Rule(plain_rule(node, assign, logic).text(names), w, variables,
+                          str(classes[1] if w > 0 else classes[0]), feature=to_string(node, variables)))
     return TopRules(rules, exact)
 
 

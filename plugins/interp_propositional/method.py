@@ -105,7 +105,7 @@ def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive,
                      advice={"n_rows": "subsample the rows" + ("" if approximated else ", or lower --max-exact-rows"),
                              "n_landmarks": "lower --n-landmarks", "selection_rows": "lower --selection-rows"})
     leaves = _leaves_within_work(formula, max_leaves, min(len(y), n_landmarks) if approximated else len(y))
-    features = binarize_unless_binary(data.X, data.feature_names, raw=data.raw)
+    features = binarize_unless_binary(data.X, data.feature_names, raw=data.raw, logic=data.column_logic())
     make = functools.partial(
         PropositionalSVC, formula=formula or None, C=C, normalize=normalize, n_candidates=select,
         p=p, eta=eta, max_leaves=leaves, random_state=ctx.seed, n_jobs=ctx.n_jobs,
@@ -114,6 +114,6 @@ def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive,
     aucs = cross_validated_auc(make, features.X, y, cv, ctx.seed)
     est = make().fit(features.X, y)
     return explanation(RunOutcome(
-        estimator=est, rules=est.explain(top=top, feature_names=list(features.names)), auc_folds=aucs,
+        estimator=est, rules=est.explain(top=top, feature_names=list(features.names), logic=features.logic), auc_folds=aucs,
         positive=str(labels.positive), negative=str(labels.negative), feature_names=features.names,
         params={"positive": str(labels.positive)}, n_rows=len(y)))

@@ -81,7 +81,8 @@ def explanation(outcome: RunOutcome) -> Explanation:
     n_var = est.n_variables_
     L = n_leaves(parse(est.formula_, est.operators_))
     names = {"1": outcome.positive, "0": outcome.negative}  # the SVC's classes are the labels 1 / 0
-    rule_rows = [{"rule": r.rule, "weight": r.weight, "supports": names[r.supports]} for r in outcome.rules.rules]
+    rule_rows = [{"rule": r.rule, "weight": r.weight, "supports": names[r.supports], "feature": r.feature}
+                 for r in outcome.rules.rules]
     candidates = est.selection_.table(_CANDIDATES_KEPT) if est.selection_ is not None else []
     aucs = list(outcome.auc_folds)
     return Explanation(
@@ -98,14 +99,16 @@ def explanation(outcome: RunOutcome) -> Explanation:
     )
 
 
-def rules_frame(est, top: int = 5, feature_names=None):
-    """The ``top`` rules of a fitted ``PropositionalSVC`` (``explain``) as a DataFrame: ``rule``,
-    ``weight`` and the class it ``supports``; ``frame.attrs["exact"]`` says whether every logical
-    feature was enumerated (else a local search found them)."""
+def rules_frame(est, top: int = 5, feature_names=None, logic=None):
+    """The ``top`` rules of a fitted ``PropositionalSVC`` (``explain``) as a DataFrame: ``rule``
+    (its plain form, on the rows ``logic`` allows), ``weight``, the class it ``supports`` and the
+    kernel's ``feature``; ``frame.attrs["exact"]`` says whether every logical feature was
+    enumerated (else a local search found them)."""
     import pandas as pd
 
-    found = est.explain(top=top, feature_names=feature_names)
-    frame = pd.DataFrame([(r.rule, r.weight, r.supports) for r in found.rules], columns=["rule", "weight", "supports"])
+    found = est.explain(top=top, feature_names=feature_names, logic=logic)
+    frame = pd.DataFrame([(r.rule, r.weight, r.supports, r.feature) for r in found.rules],
+                         columns=["rule", "weight", "supports", "feature"])
     frame.attrs["exact"] = found.exact
     return frame
 

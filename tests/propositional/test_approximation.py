@@ -138,7 +138,7 @@ def test_the_run_says_it_approximates():
     assert result.payload["approximation"]["n_landmarks"] == 50
     note = [s for s in result.sections if isinstance(s, interp.Text) and s.title == "kernel approximation"]
     assert note and "approximation: nystroem m=50 landmark rows" in note[0].body and note[0].body in result.text
-    assert " & ~" in result.payload["rules"][0]["rule"]
+    assert " & ~" in result.payload["rules"][0]["feature"]
     exact = run_method("propositional", data, {"formula": "a & ~b", "cv": 2, "top": 2},
                        interp.RunContext(seed=0, quiet=True))
     assert "approximation" not in exact.metrics and exact.payload["approximation"] is None

@@ -1,0 +1,64 @@
+"""What the binarizer's columns say of each other holds on every row it produces, for tables
+it was fitted on and for new ones (unseen levels, missing values)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from interp.binarize import TabularBinarizer
+from interp.preprocessing import ColumnLogic
+
+
+def random_frame(rng, n: int) -> pd.DataFrame:
+    """Text, ordinal, 0/1 and continuous columns, each with some missing values."""
+    def holes(values, share=0.1):
+        values = pd.Series(values, dtype=object if isinstance(values[0], str) else float)
+        values[rng.random(n) < share] = np.nan if values.dtype == float else "?"
+        return values
+
+    return pd.DataFrame({
+        "text": holes(rng.choice(["a", "b", "c", "d"], n)),
+        "ordinal": holes(rng.integers(1, 5, n).astype(float)),
+        "flag": holes(rng.integers(0, 2, n).astype(float)),
+        "level": rng.normal(size=n),
+        "amount": holes(rng.exponential(size=n)),
+    })
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_every_row_the_binarizer_produces_is_possible(seed):
+    rng = np.random.default_rng(seed)
+    fitted = random_frame(rng, 40)
+    binarizer = TabularBinarizer(max_levels=5).fit(fitted)
+    logic = binarizer.column_logic()
+    unseen = random_frame(rng, 40)
+    unseen["text"] = unseen["text"].replace({"d": "e"})  # a level the fit never saw
+    unseen["ordinal"] = unseen["ordinal"] * 2  # numbers the fit never saw
+    for frame in (fitted, unseen):
+        out = binarizer.transform(frame).astype(bool)
+        assert logic.possible(range(out.shape[1]), out).all()
+
+
+def test_the_logic_of_each_encoding():
+    frame = pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, np.nan],
+                          "colour": list("rgbrgbrgbrgb"), "flag": [0.0, 1] * 5 + [np.nan, 1]})
+    binarizer = TabularBinarizer().fit(frame)
+    names = list(binarizer.get_feature_names_out())
+    assert names == ["x>3.5", "x>6.5", "x>8.5", "x=missing", "colour=b", "colour=g", "colour=r", "flag",
+                     "flag=missing"]
+    logic = binarizer.column_logic()
+    assert set(logic.implies) == {(1, 0), (2, 0), (2, 1)}  # every higher threshold implies each lower one
+    assert set(logic.exclusive) == {(0, 3), (1, 3), (2, 3), (4, 5, 6), (7, 8)}
+
+
+def test_possible_reads_only_the_columns_it_is_given():
+    logic = ColumnLogic(exclusive=((0, 1, 2),), implies=((3, 4),))
+    table = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=bool)
+    assert logic.possible([0, 2], table).tolist() == [False, True, True, True]
+    assert logic.possible([4, 3], table).tolist() == [True, True, False, True]  # 3 true needs 4 true
+    assert logic.possible([0, 4], table).all()  # no rule ties 0 to 4
+    assert ColumnLogic().possible([0, 1], table).all()
