@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import interp
 from interp.preprocessing import ColumnLogic
+from interp.testing import registered
 from interp.runner import run_method
 from interp_propositional import PropositionalSVC, top_rules
 from interp_propositional.formula import evaluate, leaves, n_leaves, parse, to_string
@@ -27,7 +28,7 @@ def values(node, variables, rows: np.ndarray) -> np.ndarray:
     return evaluate(node, [rows[:, v] for v in variables])
 
 
-def text(formula: str, assign, logic=None, names="abcdefgh") -> str:
+def text(formula, assign, logic=None, names="abcdefgh") -> str:
     return plain_rule(parse(formula), assign, logic).text(names)
 
 
@@ -56,6 +57,18 @@ def test_a_rule_over_too_many_variables_is_kept_as_it_stands():
     assert text(fits, assign, names=names) == " & ".join(names[:MAX_VARIABLES - 1])
     beyond = split_on_last(MAX_VARIABLES + 1)
     assert text(beyond, tuple(range(MAX_VARIABLES + 1)) * 2, names=names) == to_string(beyond)
+
+
+def test_an_operator_of_another_plugin_is_rewritten_by_its_truth_table():
+    class Majority:
+        @interp.hookimpl
+        def register_kernel_operators(self, register):
+            register(interp.KernelOperator("maj", 3, (0, 0, 0, 1, 0, 1, 1, 1)))
+
+    with registered(Majority(), "majority-plain"):
+        node = parse("maj(a, b, c) | d")
+    assert text(node, (0, 0, 1, 2)) == "a | c"  # maj(a, a, b) is a
+    assert text(node, (0, 1, 2, 3)) == "maj(a, b, c) | d"  # already plain: six literals as a sum of products
 
 
 def random_logic(rng, n: int) -> ColumnLogic:
