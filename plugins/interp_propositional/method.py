@@ -113,7 +113,7 @@ def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive,
         n_landmarks=n_landmarks, selection_rows=selection_rows)
     aucs = cross_validated_auc(make, features.X, y, cv, ctx.seed)
     est = make().fit(features.X, y)
+    rules = est.explain(top=top, feature_names=list(features.names), logic=features.logic)
     return explanation(RunOutcome(
-        estimator=est, rules=est.explain(top=top, feature_names=list(features.names), logic=features.logic), auc_folds=aucs,
-        positive=str(labels.positive), negative=str(labels.negative), feature_names=features.names,
-        params={"positive": str(labels.positive)}, n_rows=len(y)))
+        estimator=est, rules=rules, auc_folds=aucs, positive=str(labels.positive), negative=str(labels.negative),
+        feature_names=features.names, params={"positive": str(labels.positive)}, n_rows=len(y)))
