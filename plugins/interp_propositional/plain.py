@@ -8,7 +8,8 @@ exclude each other (``vote=y & ~vote=n`` is ``vote=y``: one-hot levels are never
 its distinct variables is minimised by sympy (sum of products and product of sums), with the
 assignments the binarizer can never produce as don't-cares (`interp.preprocessing.ColumnLogic`), and
 a minimised form replaces the subformula when it is plainer: fewer literals, or as many with
-fewer operators that do not read as a sentence (anything but and, or, not and implication).
+fewer operators that do not read as a sentence (anything but and, or, not and implication),
+or as many of those with fewer operators in all (``~~a`` reads ``a``).
 On every row the model can be given, the plain form and the rule take the same value, so the
 rule's weight and the class it supports are the plain form's.
 
@@ -95,16 +96,20 @@ def _minimised(table: np.ndarray, true: np.ndarray, dont_care: np.ndarray) -> li
     return [_skeleton(_terms(sop, Or, And), "&", "|"), _skeleton(_terms(pos, And, Or), "|", "&")]
 
 
-def _cost(node: Formula) -> tuple[int, int]:
-    """What makes a form harder to read: (literals, operators other than and, or, not, ->)."""
-    others = fold(node, lambda leaf: 0, lambda op, args: sum(args) + (op.op not in _SENTENCE))
-    return n_leaves(node), others
+def _cost(node: Formula) -> tuple[int, int, int]:
+    """What makes a form harder to read: (literals, operators other than and, or, not and ->,
+    operators)."""
+    def counts(op: Op, args: list[tuple[int, int]]) -> tuple[int, int]:
+        return sum(a[0] for a in args) + (op.op not in _SENTENCE), sum(a[1] for a in args) + 1
+
+    others, operators = fold(node, lambda leaf: (0, 0), counts)
+    return n_leaves(node), others, operators
 
 
 def _plainer(rule: PlainRule, logic: ColumnLogic) -> PlainRule:
     """``rule``, or its minimised form where that is plainer (see the module notes)."""
     distinct = list(dict.fromkeys(rule.variables))
-    if len(rule.variables) < 2 or len(distinct) > MAX_VARIABLES:
+    if len(distinct) > MAX_VARIABLES:
         return rule
     table = np.array(list(itertools.product((False, True), repeat=len(distinct))), dtype=bool)
     values = evaluate(rule.node, [table[:, distinct.index(v)] for v in rule.variables])

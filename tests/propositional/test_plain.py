@@ -41,6 +41,9 @@ def text(formula, assign, logic=None, names="abcdefgh") -> str:
     ("a | b", (0, 1), ColumnLogic(implies=((0, 1),)), "b"),  # a implies b
     ("left(a, b) & c", (0, 1, 2), None, "a & c"),  # an operand that does not count
     ("a ^ b", (0, 0), None, "a ^ a"),  # constant (false) everywhere: kept
+    ("~~a ^ b", (0, 1), None, "a ^ b"),  # a double negation
+    ("nand(a, b)", (0, 1), None, "~a | ~b"),
+    ("~(a & b)", (0, 1), None, "~(a & b)"),  # as plain as "~a | ~b", with one operator fewer
 ])
 def test_examples(formula, assign, logic, expected):
     assert text(formula, assign, logic) == expected
