@@ -15,8 +15,8 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["MAX_CLASSES", "BinaryLabels", "BinaryFeatures", "ColumnLogic", "infer_task", "binary_labels",
-           "is_binary", "binarize_unless_binary"]
+__all__ = ["MAX_CLASSES", "BinaryLabels", "BinaryFeatures", "ColumnLogic", "infer_task", "class_name",
+           "binary_labels", "is_binary", "binarize_unless_binary"]
 
 #: integer targets with at most this many distinct values are class labels
 MAX_CLASSES = 10
@@ -34,6 +34,15 @@ def infer_task(y: Any) -> str:
     if np.all(np.mod(finite, 1) == 0) and np.unique(finite).size <= MAX_CLASSES:
         return "classification"
     return "regression"
+
+
+def class_name(value: Any) -> str:
+    """The text a class is shown and named by: a whole number read as a float is shown as the
+    integer (a 0/1 column read from a CSV file has the classes ``0`` and ``1``, not ``0.0`` and
+    ``1.0``); anything else as ``str``."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
 
 
 @attrs.frozen(eq=False)

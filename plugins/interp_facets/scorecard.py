@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from interp import InputError
-from interp.preprocessing import binary_labels, is_binary
+from interp.preprocessing import binary_labels, class_name, is_binary
 
 from .refit import refit_scale, usable
 from .render import card_markdown, card_text, fmt
@@ -18,12 +18,6 @@ from .risk import RiskTable
 from .snap import on_grid
 
 __all__ = ["ScoreCard", "score_card", "no_card_reason", "RoundedModel", "rounded_baseline"]
-
-
-def _label(value) -> str:
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
 
 
 @attrs.frozen
@@ -167,7 +161,7 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
     on = on_grid(u)
     classes = getattr(estimator, "classes_", None)
     if labels is None:
-        labels = (_label(classes[0]), _label(classes[1])) if classes is not None else ("0", "1")
+        labels = (class_name(classes[0]), class_name(classes[1])) if classes is not None else ("0", "1")
     integer_features = binary_features = False
     risk, units = None, ()
     if X is not None:

@@ -11,7 +11,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
 from interp import Explanation, InputError, progress
-from interp.preprocessing import MAX_CLASSES, BinaryLabels, binarize_unless_binary, binary_labels
+from interp.preprocessing import MAX_CLASSES, BinaryLabels, binarize_unless_binary, binary_labels, class_name
 from interp.resources import ResourceError
 
 from .estimator import PropositionalSVC, check_fit_memory, uses_approximation
@@ -23,16 +23,19 @@ from .render import RunOutcome, explanation
 def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
     """1 for ``positive`` (default: the larger of two classes, the most frequent of more), 0 for
     the rest; with more than two classes the negative class is named ``not <positive>``.
+    Classes are named as `interp.preprocessing.class_name` shows them (``--positive 1`` for
+    a 0/1 column read as numbers; ``1.0`` is accepted too).
     Refused, as neither is one class against another: a measured quantity (numbers that are
     not all whole), and more than ``MAX_CLASSES`` values unless ``positive`` names one."""
     y = np.asarray(y)
     classes, counts = np.unique(y, return_counts=True)
-    shown = [str(c) for c in classes]
+    shown = [class_name(c) for c in classes]
     if y.dtype.kind == "f" and np.any(np.mod(classes, 1) != 0):
         raise InputError(f"target {name!r} is a quantity ({classes.size:,} distinct numbers), not a class label: "
                          "propositional separates two classes; explain it with a regression method "
                          "(symbolic, featurevec) or give a column of classes")
-    if positive and positive not in shown:
+    named = [i for i, c in enumerate(classes) if positive and positive in (shown[i], str(c))]
+    if positive and not named:
         raise InputError(f"--positive {positive!r} is not a class; classes are: {', '.join(shown[:20])}"
                          + (f" and {classes.size - 20} more" if classes.size > 20 else ""))
     if classes.size > MAX_CLASSES and not positive:
@@ -40,11 +43,11 @@ def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
                          f"name the one to explain against the rest with --positive (the most frequent is "
                          f"{shown[int(np.argmax(counts))]!r}), or explain a quantity with a regression method "
                          "(symbolic, featurevec)")
+    chosen = named[0] if named else int(np.argmax(counts))
     if classes.size <= 2:
-        return binary_labels(y, positive or None)
-    positive = positive or shown[int(np.argmax(counts))]
-    is_positive = np.array([str(v) == positive for v in y])
-    return binary_labels(np.where(is_positive, positive, f"not {positive}"), positive)
+        return binary_labels(y, classes[chosen] if positive else None)
+    is_positive = y == classes[chosen]
+    return binary_labels(np.where(is_positive, shown[chosen], f"not {shown[chosen]}"), shown[chosen])
 
 
 def _check(formula: str, select: int, C: float, y: np.ndarray, cv: int) -> None:
@@ -115,5 +118,6 @@ def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive,
     est = make().fit(features.X, y)
     rules = est.explain(top=top, feature_names=list(features.names), logic=features.logic)
     return explanation(RunOutcome(
-        estimator=est, rules=rules, auc_folds=aucs, positive=str(labels.positive), negative=str(labels.negative),
-        feature_names=features.names, params={"positive": str(labels.positive)}, n_rows=len(y)))
+        estimator=est, rules=rules, auc_folds=aucs, positive=class_name(labels.positive),
+        negative=class_name(labels.negative), feature_names=features.names,
+        params={"positive": class_name(labels.positive)}, n_rows=len(y)))

@@ -1,5 +1,6 @@
-"""What the binarizer's columns say of each other holds on every row it produces, for tables
-it was fitted on and for new ones (unseen levels, missing values)."""
+"""Preprocessing for methods that read binary data: what the binarizer's columns say of each
+other holds on every row it produces, for tables it was fitted on and for new ones (unseen
+levels, missing values); a class is named as written."""
 
 from __future__ import annotations
 
@@ -62,3 +63,10 @@ def test_possible_reads_only_the_columns_it_is_given():
     assert logic.possible([4, 3], table).tolist() == [True, True, False, True]  # 3 true needs 4 true
     assert logic.possible([0, 4], table).all()  # no rule ties 0 to 4
     assert ColumnLogic().possible([0, 1], table).all()
+
+
+def test_a_class_is_named_as_written():
+    from interp.preprocessing import class_name
+
+    assert [class_name(v) for v in (1.0, np.float64(0.0), -3.0, 2.5, np.int64(4), "yes", True)] == [
+        "1", "0", "-3", "2.5", "4", "yes", "True"]

@@ -26,7 +26,7 @@ def test_a_quantity_is_refused_naming_the_methods_that_regress(run, tmp_path):
     """Diabetes' progression (214 whole numbers) was explained as "72.0 vs rest" at AUC 0.56."""
     _one_line(run("run", "--method", "propositional", "--dataset", "diabetes", "--quiet"),
               "target 'progression' has 214 distinct values; propositional separates two classes",
-              "--positive (the most frequent is '72.0')", "a regression method (symbolic, featurevec)")
+              "--positive (the most frequent is '72')", "a regression method (symbolic, featurevec)")
     data = interp.load_dataset("diabetes")
     frame = data.raw.assign(level=data.y / 7)  # fractions: a measurement, never a class
     frame.to_csv(tmp_path / "measured.csv", index=False)

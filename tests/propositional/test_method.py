@@ -77,6 +77,22 @@ def test_option_bounds_are_one_line_errors(run):
         assert res.exit_code == 2 and words in res.output and res.output.count("\n") == 1, (args, res.output)
 
 
+def test_a_numeric_class_is_named_as_written(run):
+    """breast-cancer's 0/1 target is read as numbers: --positive 1 used to be refused
+    ("classes are: 0.0, 1.0") and the run named its class '1.0'."""
+    data = interp.load_dataset("breast-cancer")
+    assert data.y.dtype.kind == "f"
+    args = ["run", "--plugin", "propositional", "--dataset", "breast-cancer", "--formula", "a", "--cv", "2",
+            "--top", "1", "--format", "json", "--quiet"]
+    for given, positive, negative in (("1", "1", "0"), ("1.0", "1", "0"), ("0", "0", "1"), ("", "1", "0")):
+        out = json.loads(run(*args, *(["--positive", given] if given else [])).output)["explanation"]
+        assert (out["positive_class"], out["negative_class"]) == (positive, negative), given
+        rule = out["rules"][0]
+        assert rule["supports"] == (positive if rule["weight"] > 0 else negative)
+    res = run(*args, "--positive", "2")
+    assert res.exit_code == 2 and "--positive '2' is not a class; classes are: 0, 1" in res.output, res.output
+
+
 def test_third_party_operators_are_drawn_when_asked(run, majority):
     args = ["run", "--plugin", "propositional", "--dataset", "house-votes-84", "--select", "6", "--cv", "2",
             "--top", "1", "--max-leaves", "5", "--seed", "3", "--format", "json", "--quiet"]
