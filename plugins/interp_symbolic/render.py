@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import sympy
 from interp import Explanation, Figure, Formula, Table, Text
+from interp.preprocessing import class_name
 from interp.results import format_value
 
 from .expression import U, feature_symbols, readable_terms
@@ -321,7 +322,7 @@ def model_formula(est, digits=SHOWN_DIGITS) -> ModelFormula:
     lhs = "f(x)"
     if est._logit_link:
         classes = getattr(est, "classes_", None)
-        lhs = f"P(y={_label(classes[1])})" if classes is not None else "p(x)"
+        lhs = f"P(y={class_name(classes[1])})" if classes is not None else "p(x)"
     note = (f"({dropped} constant(s) below {TINY:g} in magnitude printed as 0: their terms are negligible)"
             if dropped else "")
     return ModelFormula(lhs, *printed, note=note)
@@ -344,13 +345,6 @@ def operations(expr) -> int:
     roots = sum(1 for node in sympy.preorder_traversal(expr)
                 if node.is_Pow and node.exp in (sympy.Rational(1, 2), sympy.Rational(-1, 2)))
     return int(sympy.count_ops(expr)) - roots
-
-
-def _label(c) -> str:
-    """A class label as written in P(y=...): 1.0 as 1."""
-    if isinstance(c, (float, np.floating)) and float(c).is_integer():
-        return str(int(c))
-    return str(c)
 
 
 def formula_section(est, title: str) -> Formula:
