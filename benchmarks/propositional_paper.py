@@ -198,7 +198,8 @@ def categorical(jobs: int) -> str:
         K = propositional_kernel(sel.best, X, normalize=True)
         _, C = _inner_auc(K, y, 0)
         svm = SVC(kernel="precomputed", C=C).fit(K, y)
-        rules, exact = explain_svc(svm, X, formula=sel.best, normalize=True, feature_names=names, top=3)
+        rules, exact = explain_svc(svm, X, formula=sel.best, normalize=True, feature_names=names, top=3,
+                                   logic=binz.column_logic())
         rules_text.append(f"* **{name}**: formula `{sel.best}` (C = {C:g}); selected per fold: "
                           + ", ".join(f"`{r['prop_formula']}`" for r in res)
                           + f"; best Boolean (inner CV) per fold: {', '.join(r['bool_cv_kernel'] for r in res)}; top rules"
