@@ -16,7 +16,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = ["MAX_CLASSES", "BinaryLabels", "BinaryFeatures", "ColumnLogic", "infer_task", "class_name",
-           "binary_labels", "is_binary", "binarize_unless_binary"]
+           "class_index", "binary_labels", "is_binary", "binarize_unless_binary"]
 
 #: integer targets with at most this many distinct values are class labels
 MAX_CLASSES = 10
@@ -45,6 +45,12 @@ def class_name(value: Any) -> str:
     return str(value)
 
 
+def class_index(classes: Sequence[Any], name: Any) -> int | None:
+    """Where the class called ``name`` is in ``classes``: named as `class_name` shows it or as
+    ``str`` gives it (``1`` and ``1.0`` both name the class 1.0); None when no class is."""
+    return next((i for i, c in enumerate(classes) if str(name) in (class_name(c), str(c))), None)
+
+
 @attrs.frozen(eq=False)
 class BinaryLabels:
     """A two-class target: ``values`` (0/1, or -1/+1 when signed), ``classes`` (negative,
@@ -64,7 +70,7 @@ class BinaryLabels:
 
 def binary_labels(y: Any, positive: Any = None, *, signed: bool = False, what: str = "the target") -> BinaryLabels:
     """``y`` with exactly two classes as numbers: 1 for ``positive`` (default: the larger of the
-    two sorted classes), 0 (or -1 when ``signed``) for the other.  An InputError names the
+    two sorted classes; named as `class_index` reads it), 0 (or -1 when ``signed``) for the other.  An InputError names the
     problem when ``y`` does not have exactly two classes or ``positive`` is not one of them."""
     y = np.asarray(y)
     if y.ndim != 1:
@@ -74,10 +80,11 @@ def binary_labels(y: Any, positive: Any = None, *, signed: bool = False, what: s
         shown = ", ".join(map(str, classes[:5])) + (", ..." if classes.size > 5 else "")
         raise InputError(f"{what} must have exactly two classes, got {classes.size} ({shown})")
     if positive is not None:
-        match = [c for c in classes if str(c) == str(positive)]
-        if not match:
-            raise InputError(f"positive class {positive!r} is not one of {classes[0]!r}, {classes[1]!r}")
-        if str(classes[0]) == str(positive):
+        at = class_index(classes, positive)
+        if at is None:
+            raise InputError(f"positive class {positive!r} is not one of {class_name(classes[0])!r}, "
+                             f"{class_name(classes[1])!r}")
+        if at == 0:
             classes = classes[::-1]
     is_positive = y == classes[1]
     values = np.where(is_positive, 1.0, -1.0 if signed else 0.0)

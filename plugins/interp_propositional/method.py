@@ -11,7 +11,8 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
 from interp import Explanation, InputError, progress
-from interp.preprocessing import MAX_CLASSES, BinaryLabels, binarize_unless_binary, binary_labels, class_name
+from interp.preprocessing import (MAX_CLASSES, BinaryLabels, binarize_unless_binary, binary_labels, class_index,
+                                  class_name)
 from interp.resources import ResourceError
 
 from .estimator import PropositionalSVC, check_fit_memory, uses_approximation
@@ -34,8 +35,8 @@ def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
         raise InputError(f"target {name!r} is a quantity ({classes.size:,} distinct numbers), not a class label: "
                          "propositional separates two classes; explain it with a regression method "
                          "(symbolic, featurevec) or give a column of classes")
-    named = [i for i, c in enumerate(classes) if positive and positive in (shown[i], str(c))]
-    if positive and not named:
+    named = class_index(classes, positive) if positive else None
+    if positive and named is None:
         raise InputError(f"--positive {positive!r} is not a class; classes are: {', '.join(shown[:20])}"
                          + (f" and {classes.size - 20} more" if classes.size > 20 else ""))
     if classes.size > MAX_CLASSES and not positive:
@@ -43,9 +44,9 @@ def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
                          f"name the one to explain against the rest with --positive (the most frequent is "
                          f"{shown[int(np.argmax(counts))]!r}), or explain a quantity with a regression method "
                          "(symbolic, featurevec)")
-    chosen = named[0] if named else int(np.argmax(counts))
     if classes.size <= 2:
-        return binary_labels(y, classes[chosen] if positive else None)
+        return binary_labels(y, positive or None)
+    chosen = int(np.argmax(counts)) if named is None else named
     is_positive = y == classes[chosen]
     return binary_labels(np.where(is_positive, shown[chosen], f"not {shown[chosen]}"), shown[chosen])
 

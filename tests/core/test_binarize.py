@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +71,16 @@ def test_a_class_is_named_as_written():
 
     assert [class_name(v) for v in (1.0, np.float64(0.0), -3.0, 2.5, np.int64(4), "yes", True)] == [
         "1", "0", "-3", "2.5", "4", "yes", "True"]
+
+
+def test_a_class_is_found_by_its_shown_name_or_its_text():
+    from interp import InputError
+    from interp.preprocessing import binary_labels, class_index
+
+    classes = np.array([0.0, 1.0])
+    assert [class_index(classes, n) for n in ("1", "1.0", "0", "2", 1)] == [1, 1, 0, None, 1]
+    y = np.array([1.0, 0.0, 1.0])
+    assert binary_labels(y, "0").values.tolist() == [0.0, 1.0, 0.0]
+    assert binary_labels(y, "1.0").values.tolist() == [1.0, 0.0, 1.0]
+    with pytest.raises(InputError, match="positive class '2' is not one of '0', '1'"):
+        binary_labels(y, "2")
