@@ -15,6 +15,7 @@ from interp import hookimpl
 from interp_symbolic import SymbolicPursuitClassifier, SymbolicPursuitRegressor
 from interp_symbolic.closed_forms import ClosedForm
 from interp_symbolic.estimator import EQUATION_COLUMNS, SIMPLEST_TOL
+from interp_symbolic.render import model_formula
 
 from .test_model import power_term
 from .test_pickle import Quadratic
@@ -202,14 +203,15 @@ HYPERGEOMETRIC = re.compile(r"\dF\d\(|G\^|meijerg")
 
 
 def test_every_size_has_a_row_in_closed_form():
-    """a*exp(-b) + c/2 with the defaults: some terms stay Meijer G (2F2 pairs) within the 1%
-    budget; each size also has a row whose terms are all their nearest closed forms."""
+    """a*exp(-b) + c/2 with the defaults: whichever terms the optimiser leaves as a Meijer G
+    (a 2F2 pair within the 1% budget on some BLAS builds, none on others), each size has a row
+    whose terms are all their nearest closed forms, and the chosen row is one of them."""
     X = _frame(500, 0)
     est = SymbolicPursuitRegressor(random_state=0).fit(X, _product_target(X))
     table = est.equations_
-    assert table["formula"].str.contains(HYPERGEOMETRIC).any()
     for size, rows in table.groupby("n_terms"):
         assert (~rows["formula"].str.contains(HYPERGEOMETRIC)).any(), size
+    assert not HYPERGEOMETRIC.search(model_formula(est).text)
 
 
 def test_the_nearest_closed_form_of_a_meijer_term():
