@@ -16,6 +16,7 @@ from .components import (BoundPenalty, Component, EmbeddedFeatures, Embedding, K
                          Penalty, RidgeFamily)
 from .data import Dataset, load_dataset
 from .errors import InputError, InterpError, PluginError
+from .explaining import ModelExplanation, explain
 from .hookspecs import hookimpl, hookspec
 from .plugin import Plugin
 from .registry import get_registry, plugin_manager
@@ -29,6 +30,8 @@ __all__ = [
     "EmbeddedFeatures",
     "Embedding",
     "Explanation",
+    "ModelExplanation",
+    "explain",
     "Figure",
     "Formula",
     "InputError",

@@ -28,9 +28,11 @@ from .data import Dataset, bundled_datasets, load_dataset, missing_file
 from .errors import InterpError
 from .registry import CATALOGUES, PluginWarning, get_registry, library_catalogues
 from .registry import commands as plugin_commands
-from .runner import PluginBug, RunContext, model_refusal, run_method, save_result
+from .runner import PluginBug, RunContext, run_method, save_result
 from .runs import check_run_folder, load_run
+from .report import anchors, model_page_html, page_html
 from .scaffold import KINDS, new_plugin
+from .studied import model_name
 from .terminal import visible
 
 _TYPES = {int: click.INT, float: click.FLOAT, str: click.STRING}
@@ -371,27 +373,69 @@ def _run(method: str, data: str | None, target: str | None, dataset: str | None,
     \f
     Twelve parameters because click calls the command with every option of ``interp run`` as a
     keyword (the method's own options arrive in ``options``)."""
-    refusal = model_refusal(_loaded_registry().methods[method]) if model_file is not None else None
-    if refusal:
-        fail(refusal)  # before the file is unpickled
+    if model_file is not None:
+        _run_on_model(method, _load_model(model_file, trust_model_file), _load_data(data, target, dataset),
+                      RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs),
+                      fmt, options)
+        return
     loaded = _load_data(data, target, dataset, missing=getattr(_loaded_registry().methods.get(method), "missing", False))
     try:
         if out:
             check_run_folder(out)
-        model = _load_model(model_file, trust_model_file) if model_file is not None else None
-        run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs, model=model)
+        run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs)
         explanation = run_method(method, loaded, options, run_ctx)
         written = save_result(explanation, out) if out else []
     except PluginBug as err:
         _bug(err)
     except InterpError as err:
         fail(str(err))
+    _print_run(explanation, written, out, quiet, fmt)
+
+
+def _print_run(explanation: Any, written: list[Path], out: str | None, quiet: bool, fmt: str,
+               fidelity: Any = None) -> None:
+    """What ``interp run`` prints: where the run was saved, then its summary (text) or JSON."""
     if written and not quiet and fmt == "text":
         echo(f"saved {', '.join(p.name for p in written)} in {out}", err=True)
     if fmt == "json":
-        echo_json(explanation.to_dict(), indent=None)
+        echo_json({**explanation.to_dict(), **({"fidelity": fidelity.to_dict()} if fidelity else {})}, indent=None)
     else:
         echo(explanation.summary())
+
+
+def _table_of(loaded: Dataset) -> tuple[Any, Any]:
+    """The user's columns of a loaded data set and its target, named, for ``interp.explain``."""
+    import pandas as pd
+
+    frame = loaded.raw if loaded.raw is not None else loaded.frame()
+    return frame, None if loaded.y is None else pd.Series(loaded.y, name=loaded.target_name)
+
+
+def _run_on_model(method: str, model: Any, loaded: Dataset, ctx: RunContext, fmt: str, options: dict) -> None:
+    """``interp run --model-file``: the method explains that model (``interp.explain`` with
+    this one method), and the output begins with what it was fitted to and its fidelity."""
+    from .explaining import explain
+
+    out = str(ctx.out_dir) if ctx.out_dir else None
+    try:
+        if out:
+            check_run_folder(out)
+        frame, y = _table_of(loaded)
+        result = explain(model, frame, y, methods=[method], options={method: options},
+                         random_state=ctx.seed, n_jobs=ctx.n_jobs, quiet=ctx.quiet, name=loaded.name)
+        (part,) = result.results
+        if part.explanation is None:
+            (_Bug if part.bug else _Exit2)(part.error).show()
+            sys.exit(1 if part.bug else 2)
+        written = save_result(part.explanation, out) if out else []
+    except PluginBug as err:
+        _bug(err)
+    except InterpError as err:
+        fail(str(err))
+    if fmt == "text":
+        echo(f"{result.headline()}\nfitted to {part.fitted_to}; fidelity on {result.held_out:,} held-out rows: "
+             f"{part.fidelity.text()}\n")
+    _print_run(part.explanation, written, out, ctx.quiet, fmt, part.fidelity)
 
 
 def _load_model(model_file: str, trusted: bool) -> Any:
@@ -420,7 +464,7 @@ _RUN_PARAMS = [
     click.Option(["--quiet", "quiet"], is_flag=True, help="No progress bars."),
     click.Option(["--n-jobs", "n_jobs"], type=int, default=None, help="Parallel jobs (joblib)."),
     click.Option(["--model-file", "model_file"], type=click.Path(dir_okay=False),
-                 help="A fitted model (joblib/pickle) for methods that explain one."),
+                 help="Your fitted model (joblib/pickle): the method explains it, with its fidelity on held-out rows."),
     click.Option(["--trust-model-file", "trust_model_file"], is_flag=True,
                  help="Allow --model-file: unpickling runs code from the file."),
     click.Option(["--debug", "debug"], is_flag=True, help=_DEBUG_HELP),
@@ -450,6 +494,14 @@ def show_command(run_dir: str, as_json: bool, debug: bool) -> None:
 @click.option("--data", type=click.Path(), help="CSV file with a header row.")
 @click.option("--target", help="The label column of --data.")
 @click.option("--dataset", help="A bundled data set (see interp datasets).")
+@click.option("--model", "--model-file", "model_file", type=click.Path(dir_okay=False),
+              help="Your fitted model (joblib/pickle): every method explains it, each with its fidelity.")
+@click.option("--trust-model-file", is_flag=True, help="Allow --model: unpickling runs code from the file.")
+@click.option("--positive", help="With --model: the class explained against the rest.")
+@click.option("--fit-to", type=click.Choice(["model", "data"]), default="model", show_default=True,
+              help="With --model: what facets and propositional fit, the model's classes or the data's target.")
+@click.option("--threshold", type=float,
+              help="With a regression --model: t of the decision 'prediction > t' (default: the median).")
 @click.option("--methods", "--plugins", "methods",
               help="Comma-separated methods to run (default: all installed); --plugins is an alias.")
 @click.option("--out", type=click.Path(), default="interp-report", show_default=True,
@@ -457,20 +509,28 @@ def show_command(run_dir: str, as_json: bool, debug: bool) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @_debug_option
-def report_command(data: str | None, target: str | None, dataset: str | None, methods: str | None, out: str,
-                   seed: int, quiet: bool, debug: bool) -> None:
-    """Run several methods on one data set and write one self-contained HTML page.
+def report_command(data: str | None, target: str | None, dataset: str | None, model_file: str | None,
+                   trust_model_file: bool, positive: str | None, fit_to: str, threshold: float | None,
+                   methods: str | None, out: str, seed: int, quiet: bool, debug: bool) -> None:
+    """Run several methods on one data set and write one self-contained HTML page; with
+    --model, every method explains that model, each with its fidelity on held-out rows.
 
     Exit code 0 when every method ran, 1 when one failed by a plugin's bug, 2 when one could
-    not run on the data (the page is written in both cases and shows why)."""
-    from .report import anchors, page_html
+    not run on the data (the page is written in both cases and shows why).
 
+    \f
+    Thirteen parameters: click passes every option of the command as a keyword."""
     registered = _loaded_registry().methods
     names = [p.strip() for p in methods.split(",") if p.strip()] if methods else sorted(registered)
     names = list(dict.fromkeys(names))
     for name in names:
         if name not in registered:
             _unknown_method(name)
+    if model_file is not None:
+        settings = ModelSettings(positive, fit_to, threshold)
+        _model_report(_load_model(model_file, trust_model_file), names, data, target, dataset, Path(out),
+                      settings, seed, quiet)
+        return
     loaded = _load_data(data, target, dataset, missing=any(registered[name].missing for name in names))
     folders = anchors(names)
     _check_report_folder(Path(out), folders)
@@ -484,9 +544,69 @@ def report_command(data: str | None, target: str | None, dataset: str | None, me
             failures[name] = failure
             echo(f"failed: {name}: {visible(str(failure), one_line=True)}", err=True)
     page = _write_page(Path(out), page_html(parts, f"interp report: {loaded.name}"))
-    echo(f"wrote {page}" + (f" ({len(failures)} failed: {', '.join(failures)})" if failures else ""))
-    if failures:
-        sys.exit(1 if any(isinstance(f, PluginBug) for f in failures.values()) else 2)
+    _report_done(page, {name: isinstance(f, PluginBug) for name, f in failures.items()})
+
+
+@attrs.frozen
+class ModelSettings:
+    """What --model reads besides the model: the class explained, what facets and
+    propositional fit, and a regressor's decision threshold (see ``interp.explain``)."""
+
+    positive: str | None
+    fit_to: str
+    threshold: float | None
+
+
+def _report_done(page: Path, failed: dict[str, bool]) -> None:
+    """Say where the page is and exit: 0, or 1 when a method failed by a plugin's bug (the
+    value True in ``failed``), else 2."""
+    echo(f"wrote {page}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""))
+    if failed:
+        sys.exit(1 if any(failed.values()) else 2)
+
+
+def _model_report(model: Any, names: list[str], data: str | None, target: str | None, dataset: str | None,
+                  out: Path, settings: ModelSettings, seed: int, quiet: bool) -> None:
+    """``interp report --model``: ``interp.explain`` on the user's table, each method's run
+    saved beside the page, the model's page written.
+
+    \f
+    Nine parameters: the report command's options, grouped (``ModelSettings``) where they
+    belong to the model alone."""
+    from .explaining import explain
+
+    loaded = _load_data(data, target, dataset, missing=False)
+    folders = anchors(names)
+    _check_report_folder(out, folders)
+    if not quiet:
+        echo(f"explaining {type(model).__name__} with {', '.join(names)} ...", err=True)
+    try:
+        frame, y = _table_of(loaded)
+        result = explain(model, frame, y, methods=names, positive=settings.positive, fit_to=settings.fit_to,
+                         threshold=settings.threshold, random_state=seed, quiet=quiet, name=loaded.name)
+    except InterpError as err:
+        fail(str(err))
+    figures = {}
+    for r, folder in zip(result.results, folders):
+        if r.explanation is not None:
+            figures[r.method] = _saved_figures(r.explanation, out / folder)
+        else:
+            echo(f"failed: {r.method}: {visible(r.error, one_line=True)}", err=True)
+    page = _write_page(out, model_page_html(result, f"interp report: {model_name(model)} on {loaded.name}",
+                                            figures))
+    _report_done(page, {r.method: r.bug for r in result.results if r.explanation is None})
+
+
+def _saved_figures(explanation: Any, folder: Path) -> dict[str, bytes]:
+    """Save a method's run in ``folder`` and return its figures as the PNG bytes saved (each
+    figure is drawn once, for the run and the page)."""
+    try:
+        saved = {path.stem: path.read_bytes() for path in save_result(explanation, folder) if path.suffix == ".png"}
+    except PluginBug as err:
+        _bug(err)
+    except InterpError as err:
+        fail(str(err))
+    return {name: saved[name] for name in explanation.figures if name in saved}
 
 
 def _check_report_folder(out: Path, folders: list[str]) -> None:

@@ -178,3 +178,55 @@ def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
     parts = [Part(label, anchor, failure_html(r, anchor) if isinstance(r, Failure) else explanation_html(r, anchor))
              for r, label, anchor in zip(results, labels, anchors(labels))]
     return page_html(parts, title)
+
+
+def _details(summary: str, body: str) -> str:
+    return f"<details><summary>{html.escape(summary)}</summary>{body}</details>" if body else ""
+
+
+def _model_method_html(result, anchor: str) -> str:
+    """One method's section of a model's report: what it was fitted to and how faithfully
+    (a low fidelity flagged), its own sections, then its metrics and parameters folded away."""
+    head = f'<section id="{html.escape(anchor)}"><h2>{html.escape(result.method)}</h2>'
+    fitted = f"<p>Fitted to {html.escape(result.fitted_to)} on the fitting rows; {result.seconds:.1f} s.</p>"
+    if result.explanation is None:
+        return head + fitted + f'<p class="failed">did not run: {html.escape(result.error)}</p></section>'
+    exp = result.explanation
+    flag = ' class="failed"' if result.fidelity.low else ""
+    parts = [head, fitted, f"<p{flag}>Fidelity on the held-out rows: {html.escape(result.fidelity.text())}.</p>"]
+    if exp.sections or not exp.text:
+        parts.append(sections_html(exp.sections, exp.figures))
+    else:
+        parts.append(f"<pre>{html.escape(exp.text)}</pre>" + sections_html((), exp.figures))
+    parts.append(_details("metrics and parameters", _pairs(exp.metrics, ("metric", "value"))
+                          + _pairs(exp.params, ("parameter", "value"))))
+    meta = f"plugin {exp.plugin} {exp.version}"
+    parts.append(f'<p class="meta">{html.escape(meta)}</p></section>')
+    return "\n".join(p for p in parts if p)
+
+
+def _model_first_screen(result) -> str:
+    """The data, the model and the summary table: what a person reads first."""
+    lines = result.headline().splitlines()
+    facts = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+    return facts + sections_html((result.summary_table(),), {})
+
+
+def model_sections_html(result) -> str:
+    """A ``ModelExplanation`` (``interp.explain``) as an HTML fragment: the first screen, then
+    one section per method (the notebook display)."""
+    labels = [r.method for r in result.results]
+    body = "\n".join(_model_method_html(r, a) for r, a in zip(result.results, anchors(labels)))
+    return f'<div class="interp-display">{_model_first_screen(result)}\n{body}</div>'
+
+
+def model_page_html(result, title: str, figures: dict | None = None) -> str:
+    """The report page of a ``ModelExplanation``: the first screen, then a section per method
+    (``figures``: per method, PNG bytes already drawn to show instead of its Figures)."""
+    first, *ids = anchors(["summary", *(r.method for r in result.results)])
+    parts = [Part("summary", first, f'<section id="{first}">{_model_first_screen(result)}</section>')]
+    for r, anchor in zip(result.results, ids):
+        if figures and r.explanation is not None and r.method in figures:
+            r = attrs.evolve(r, explanation=attrs.evolve(r.explanation, figures=figures[r.method]))
+        parts.append(Part(r.method, anchor, _model_method_html(r, anchor)))
+    return page_html(parts, title)

@@ -19,7 +19,7 @@ import numpy as np
 from .errors import InputError
 from .terminal import visible
 
-FORMAT_VERSION = 2  # 2: "method" beside "plugin", and "sections"
+FORMAT_VERSION = 3  # 2: "method" beside "plugin", and "sections"; 3: "size" and "finding"
 
 
 def to_jsonable(value: Any) -> Any:
@@ -210,7 +210,7 @@ _FIGURE_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 #: the keys of a saved explanation, and the kind of value each holds
 _SAVED_KEYS: dict[str, type] = {
     "format_version": int, "method": str, "plugin": str, "version": str, "dataset": str, "params": dict,
-    "metrics": dict, "explanation": dict, "sections": list, "text": str,
+    "metrics": dict, "explanation": dict, "sections": list, "text": str, "size": str, "finding": str,
 }
 
 
@@ -239,7 +239,9 @@ class Explanation:
     ``sections`` are what a person reads (``Text``, ``Table``, ``Formula``, ``Figure``), and
     ``text`` is their plain rendering (given directly by methods without sections).
     ``figures`` (name -> matplotlib Figure) and ``estimator`` travel with the object but are not
-    part of the JSON.
+    part of the JSON.  ``size`` says how much there is to read ("2 terms", "6 rows") and
+    ``finding`` the one line a person reads first (the heaviest rows of a card, the leading
+    term of a formula): the report's summary table shows both.
     """
 
     plugin: str = ""
@@ -253,6 +255,8 @@ class Explanation:
     estimator: Any = attrs.field(default=None, repr=False)
     method: str = ""
     sections: tuple = attrs.field(default=(), converter=_sections)
+    size: str = ""
+    finding: str = ""
 
     def __attrs_post_init__(self) -> None:
         if not self.text and self.sections:
@@ -276,6 +280,8 @@ class Explanation:
             "explanation": self.payload,
             "sections": [section_to_dict(s) for s in self.sections],
             "text": self.text,
+            "size": self.size,
+            "finding": self.finding,
         }
 
     @classmethod
@@ -294,6 +300,8 @@ class Explanation:
             payload=data.get("explanation", {}),
             sections=[section_from_dict(section) for section in data.get("sections", [])],
             text=data.get("text", ""),
+            size=data.get("size", ""),
+            finding=data.get("finding", ""),
         )
 
     def __eq__(self, other: object) -> bool:

@@ -110,7 +110,18 @@ def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas,
         sections=method_sections(card, fit, base, accuracy, names, no_card),
         figures=figures,
         estimator=_saved_model(design, fit.estimator),
+        **card_headline(card, no_card),
     )
+
+
+def card_headline(card, no_card: str | None) -> dict:
+    """The report's summary of a card: its number of rows, and its three heaviest rows."""
+    if card is None:
+        return {"size": "no card", "finding": no_card or ""}
+    rows = sorted((p, f) for f, p in zip(card.features, card.points) if p != 0)
+    heaviest = sorted(rows, key=lambda r: -abs(r[0]))[:3]
+    finding = "; ".join(f"{f} {p:+d}" for p, f in heaviest)
+    return {"size": f"{len(rows)} rows", "finding": f"heaviest rows: {finding}" if finding else "no row has points"}
 
 
 def _saved_model(design: CardFeatures, estimator):

@@ -26,6 +26,7 @@ import numpy as np
 
 from interp import Explanation, Figure, InputError
 from interp.resources import ResourceError
+from interp.studied import model_name
 
 from . import render
 from .estimator import DEPTH_GRID, EMPTY_MESSAGE, MAX_DEPTH, FeatureVectors, check_fit_memory
@@ -77,16 +78,34 @@ def parse_depth(depth, default: int) -> int | str:
 
 
 def _given_model(ctx):
-    """The model of ``interp run --model-file``, checked to be of a kind a tree reader reads
-    (None when not given).  Only the readers' ``accepts`` runs here: the trees are read once, by
-    ``FeatureVectors.fit``."""
+    """The model given to explain (``interp.explain``, ``--model-file``), as the trees to read:
+    the model itself, or the model a ``StudiedModel`` wraps when it reads interp's columns
+    unchanged; None when none is given.  A model whose trees no reader reads is an
+    InputError, unless it comes through ``interp.explain`` (a ``StudiedModel``), where the
+    run grows a forest on its predictions instead (``choose_trees``).  Only the readers'
+    ``accepts`` runs here: the trees are read once, by ``FeatureVectors.fit``."""
     model = getattr(ctx, "model", None)
-    if model is not None:
-        try:
-            find_reader(model, available_readers())
-        except InputError as err:
-            raise InputError(f"--model-file: {err}") from None
+    if model is None:
+        return None
+    inner = getattr(model, "model", None) if getattr(model, "same_columns", False) else None
+    for candidate in (inner, model):
+        if candidate is not None and _readable(candidate):
+            return candidate
+    if hasattr(model, "same_columns"):
+        return model
+    try:
+        find_reader(model, available_readers())
+    except InputError as err:
+        raise InputError(f"--model-file: {err}") from None
     return model
+
+
+def _readable(model) -> bool:
+    try:
+        find_reader(model, available_readers())
+    except InputError:
+        return False
+    return True
 
 
 def _library_class(kind: str, classification: bool):
@@ -125,7 +144,11 @@ def choose_trees(data, ctx, model: str | None, depth) -> Trees:
     if given is not None:
         if model is not None:
             raise InputError("--model trains a model and --model-file gives one; use one of them")
-        return Trees("file", given, f"{type(given).__name__} from --model-file", parse_depth(depth, RF_DEPTH))
+        if not _readable(given):
+            name = model_name(given.model)
+            return Trees("rf", None, f"a random forest grown on {name}'s predictions (its own trees cannot be read)",
+                         parse_depth(depth, RF_DEPTH))
+        return Trees("file", given, f"{model_name(given)}'s own trees", parse_depth(depth, RF_DEPTH))
     if model in (None, "rf"):
         return Trees("rf", None, None, parse_depth(depth, RF_DEPTH))
     chosen = parse_depth(depth, BOOSTED_DEPTH)
@@ -149,7 +172,8 @@ def _check_resources(data, ctx, paths: int, depth, model, bootstrap: int) -> Non
     paths (the rf forest; the trees of a model are its own) and of the replicates, and the
     work of ``bootstrap`` replicates, each of which counts every path again (at most
     :data:`BOOTSTRAP_WORK` paths in all)."""
-    own = getattr(ctx, "model", None) is None and model in (None, "rf")
+    given = _given_model(ctx)
+    own = model in (None, "rf") and (given is None or not _readable(given))
     levels = parse_depth(depth, RF_DEPTH) if own else 0
     levels = max(DEPTH_GRID) if levels == "cv" else min(levels, MAX_DEPTH)  # a bad depth: refused by the fit
     check_fit_memory(paths if own else 0, bootstrap, depth=levels, n_features=data.n_features,
@@ -196,4 +220,5 @@ def run(data, ctx, *, paths, window, depth, embedding, embedding_params, plot, t
                   Figure("featurevec", title="Feature Vectors")],
         figures={"featurevec": fig},
         estimator=est,
+        **render.headline(est, names),
     )

@@ -45,6 +45,23 @@ def metrics(est) -> dict:
     return out
 
 
+def headline(est, names) -> dict:
+    """The report's summary of a map: how many features the trees use, the longest vector and
+    the two used features whose vectors point closest together."""
+    used = [i for i in est.ranking() if est.importances_[i] > 0]
+    if not used:
+        return {"size": f"0 of {len(names)} features used", "finding": "the trees use no feature"}
+    finding = f"most important: {names[used[0]]}"
+    if len(used) >= 2:
+        top = used[:10]
+        angle = np.radians(np.asarray(est.angles_)[top])
+        gap = np.abs(np.angle(np.exp(1j * (angle[:, None] - angle[None, :]))))
+        gap[np.diag_indices(len(top))] = np.inf
+        i, j = np.unravel_index(np.argmin(gap), gap.shape)
+        finding += f"; closest pair: {names[top[i]]} and {names[top[j]]} ({np.degrees(gap[i, j]):.0f} degrees apart)"
+    return {"size": f"{len(used)} of {len(names)} features used", "finding": finding}
+
+
 def payload(est, names) -> dict:
     """Every feature's importance, angle and vector, and what the fit used (JSON values)."""
     out = {

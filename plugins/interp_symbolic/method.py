@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import attrs
 import numpy as np
 from interp import Explanation, InputError
 from interp.blas import single_threaded_blas
@@ -23,13 +24,14 @@ from interp.resources import ResourceError
 from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox
 from .estimator import (SymbolicPursuitClassifier, SymbolicPursuitRegressor, _sigmoid, check_fit_memory,
                         starts_per_step)
-from .render import explanation
+from .render import explanation, model_formula
 
 MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
 #: the most features the method takes: every term's projection, and so every formula printed,
 #: has one coefficient per feature (2,000 features on 50 rows took a minute; 10,000 over four)
 MAX_FEATURES = 2_000
 TASKS = ("regression", "classification")
+HEADLINE_CHARS = 120  # the formula's first line in the report's summary table
 
 
 def run(data, ctx, *, model, max_terms, test_size, max_blackbox_rows, max_fit_rows,
@@ -163,7 +165,18 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
     params.update(model=box.name, max_terms=max_terms, test_size=test_size, task=task,
                   families=fit.estimator.families_, max_blackbox_rows=max_blackbox_rows,
                   max_fit_rows=max_fit_rows)
-    return explanation(fit, metrics, params, notes=split.notes(trained=isinstance(model, str)))
+    result = explanation(fit, metrics, params, notes=split.notes(trained=isinstance(model, str)))
+    return _with_headline(result, fit)
+
+
+def _with_headline(result: Explanation, fit: Surrogate) -> Explanation:
+    """``result`` with the report's summary: terms and features read, and the formula's first
+    line (cut at ``HEADLINE_CHARS``)."""
+    est = fit.estimator
+    used = int(np.count_nonzero(np.asarray(est.feature_importances_) != 0))
+    first = model_formula(est).text.splitlines()[0] if est.expression_ is not None else ""
+    cut = first if len(first) <= HEADLINE_CHARS else first[:HEADLINE_CHARS - 3] + "..."
+    return attrs.evolve(result, size=f"{est.n_terms_} terms, {used} of {len(fit.names)} features", finding=cut)
 
 
 def _inputs(X, y, feature_names) -> Inputs:

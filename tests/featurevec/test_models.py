@@ -69,7 +69,7 @@ def test_model_file_explains_the_users_forest(small, tmp_path):
     forest = RandomForestClassifier(n_estimators=15, max_depth=4, random_state=0).fit(small.X, small.y)
     res = run_method("featurevec", small, {}, RunContext(seed=0, model=forest))
     assert res.estimator.n_trees_ == 15 and res.params["model"] == "file"
-    assert "Feature Vectors of RandomForestClassifier from --model-file:" in res.text
+    assert "Feature Vectors of RandomForestClassifier's own trees:" in res.text
     joblib.dump(forest, tmp_path / "rf.joblib")
     small.frame().assign(y=small.y).to_csv(tmp_path / "f.csv", index=False)
     result = CliRunner().invoke(cli, ["run", "--plugin", "featurevec", "--data", str(tmp_path / "f.csv"),

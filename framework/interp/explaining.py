@@ -1,0 +1,399 @@
+"""``interp.explain``: every method on the model a user brings, each with its fidelity.
+
+The rows are split once.  Every method is fitted on the same fitting rows to what the model
+says of them (``StudiedModel``): a method that explains a model itself (``Method.explains_model``:
+symbolic, featurevec) gets the model, the others get its predicted classes as their target (or,
+for a regressor, the decision "prediction > t", t the median prediction unless given).  Each
+method's result is then compared with the model on the held-out rows, which no method saw:
+agreement with the model's classes and AUC against its probabilities, or R^2 against its
+predictions.  A fidelity below ``LOW_AGREEMENT`` / ``LOW_R2`` is flagged in words.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+import attrs
+import numpy as np
+
+from .data import Dataset, from_arrays, from_frame
+from .errors import InputError, InterpError
+from .preprocessing import class_name
+from .results import Explanation, Table, format_value
+from .studied import ModelOutputs, StudiedModel, model_name
+
+#: below these the summary says in words that an explanation does not follow the model
+LOW_AGREEMENT, LOW_R2 = 0.9, 0.8
+FIT_TO = ("model", "data")
+
+
+@attrs.frozen
+class Fidelity:
+    """How closely a method's own model follows the studied model on ``rows`` held-out rows:
+    ``agreement`` (share of equal classes) and ``auc`` (its score ranking the model's classes)
+    for a decision, ``r2`` against the model's predictions for a number; ``note`` says why
+    nothing was measured, or that nothing needs to be (a method that reads the model itself)."""
+
+    rows: int
+    agreement: float | None = None
+    auc: float | None = None
+    r2: float | None = None
+    note: str = ""
+
+    @property
+    def low(self) -> bool:
+        return ((self.agreement is not None and self.agreement < LOW_AGREEMENT)
+                or (self.r2 is not None and self.r2 < LOW_R2))
+
+    def text(self) -> str:
+        """One cell of the summary table: "agreement 0.96, AUC 0.99" (and "LOW" when low)."""
+        parts = []
+        if self.agreement is not None:
+            parts.append(f"agreement {self.agreement:.3f}")
+        if self.auc is not None:
+            parts.append(f"AUC {self.auc:.3f}")
+        if self.r2 is not None:
+            parts.append(f"R^2 {self.r2:.3f}")
+        text = ", ".join(parts) or self.note
+        return f"{text}: LOW, does not follow the model closely" if self.low else text
+
+    def to_dict(self) -> dict:
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class MethodResult:
+    """One method's part: what it was fitted to (``fitted_to``, in words), its explanation and
+    fidelity, its time, or the one line saying why it could not run (``error``)."""
+
+    method: str
+    fitted_to: str
+    seconds: float
+    explanation: Explanation | None = None
+    fidelity: Fidelity | None = None
+    error: str = ""
+    bug: bool = False
+
+
+@attrs.frozen
+class ModelExplanation:
+    """What ``interp.explain`` returns: the data, the model and one ``MethodResult`` per method.
+
+    ``explanation["symbolic"]`` is a method's ``Explanation``; ``summary()`` is the text the
+    command line prints, the notebook shows the report's first screen and sections."""
+
+    data: str
+    n_rows: int
+    n_columns: int
+    target: str
+    model: str
+    task: str
+    decision: str
+    held_out: int
+    model_score: dict
+    results: tuple[MethodResult, ...]
+    left_out: tuple[str, ...] = ()
+    studied: StudiedModel | None = attrs.field(default=None, eq=False, repr=False)
+    held_rows: np.ndarray | None = attrs.field(default=None, eq=False, repr=False)
+
+    def __getitem__(self, method: str) -> Explanation:
+        for result in self.results:
+            if result.method == method:
+                if result.explanation is None:
+                    raise KeyError(f"method {method!r} did not run: {result.error}")
+                return result.explanation
+        raise KeyError(f"no method {method!r} here; ran: {', '.join(r.method for r in self.results)}")
+
+    def summary_table(self) -> Table:
+        """Method x what it fitted x fidelity on held-out rows x size x time x finding."""
+        rows = []
+        for r in self.results:
+            exp = r.explanation
+            rows.append((r.method, r.fitted_to, r.fidelity.text() if r.fidelity else f"failed: {r.error}",
+                         exp.size if exp else "", f"{r.seconds:.1f} s", exp.finding if exp else ""))
+        return Table(("method", "fitted to", f"fidelity on {self.held_out:,} held-out rows", "size", "time",
+                      "finding"), rows, title="Summary")
+
+    def headline(self) -> str:
+        """The data and the model in two lines."""
+        score = ", ".join(f"{k} {format_value(v)}" for k, v in self.model_score.items())
+        return (f"data: {self.data}, {self.n_rows:,} rows x {self.n_columns:,} columns"
+                + (f", target {self.target!r}" if self.target else "") + "\n"
+                + f"model: {self.model} ({self.task}; explained: {self.decision})"
+                + (f"; on the held-out rows against the target: {score}" if score else "")
+                + (f"\ncolumns the model does not read, left out: {', '.join(self.left_out)}" if self.left_out else ""))
+
+    def summary(self) -> str:
+        from .results import render_sections
+
+        return self.headline() + "\n\n" + render_sections((self.summary_table(),))
+
+    def _repr_html_(self) -> str:
+        from .report import model_sections_html
+
+        return model_sections_html(self)
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(self.summary())
+
+    def to_dict(self) -> dict:
+        """The whole result as JSON values: the first screen's facts and each method's saved
+        explanation (``Explanation.to_dict``) with its fidelity."""
+        return {
+            "data": self.data, "n_rows": self.n_rows, "n_columns": self.n_columns, "target": self.target,
+            "model": self.model, "task": self.task, "decision": self.decision, "held_out": self.held_out,
+            "model_score": self.model_score, "left_out": list(self.left_out),
+            "methods": [{"method": r.method, "fitted_to": r.fitted_to, "seconds": r.seconds, "error": r.error,
+                         "fidelity": r.fidelity.to_dict() if r.fidelity else None,
+                         "explanation": r.explanation.to_dict() if r.explanation else None}
+                        for r in self.results],
+        }
+
+
+def _dataset(X: Any, y: Any, name: str) -> Dataset:
+    """The user's table (a DataFrame, text columns included, or a numeric array) and optional
+    target as a ``Dataset``."""
+    import pandas as pd
+
+    if isinstance(X, Dataset):
+        return X
+    if isinstance(X, pd.DataFrame):
+        if y is None:
+            return from_frame(X, None, name=name)
+        target = str(getattr(y, "name", None) or "target")
+        while target in map(str, X.columns):
+            target = "_" + target
+        values = np.asarray(y)
+        if values.shape != (len(X),):
+            raise InputError(f"y has shape {values.shape}; expected ({len(X)},) to match X")
+        return from_frame(X.reset_index(drop=True).assign(**{target: values}), target, name=name)
+    return from_arrays(X, y, name=name)
+
+
+def _split(outputs: ModelOutputs, n: int, test_size: float, seed) -> tuple[np.ndarray, np.ndarray]:
+    """Fitting and held-out rows: ``test_size`` of them held out, stratified by the model's
+    classes when each has at least two rows."""
+    from sklearn.model_selection import train_test_split
+
+    if not 0 < test_size < 1:
+        raise InputError(f"test_size must be strictly between 0 and 1, got {test_size}")
+    n_test = int(np.ceil(test_size * n))
+    if n_test < 2 or n - n_test < 4:
+        raise InputError(f"{n} rows are too few to fit on and hold out {test_size:.0%} of them (4 and 2 are needed)")
+    strata = None
+    if outputs.labels is not None:
+        _, counts = np.unique(outputs.labels, return_counts=True)
+        strata = outputs.labels if counts.min() >= 2 else None
+    return train_test_split(np.arange(n), test_size=test_size, random_state=seed, stratify=strata)
+
+
+@attrs.frozen
+class Decision:
+    """What the methods that need a class are fitted to: ``labels`` per row and their words."""
+
+    labels: np.ndarray
+    positive: str
+    words: str
+
+
+def _decision(outputs: ModelOutputs, fit_rows: np.ndarray, threshold: float | None) -> Decision:
+    """The model's classes, or for a regressor "prediction > t" (t: ``threshold``, else the
+    median prediction on the fitting rows)."""
+    if outputs.labels is not None:
+        return Decision(outputs.labels, outputs.positive, f"the model's class ({outputs.positive} or not)")
+    t = float(np.median(outputs.scores[fit_rows])) if threshold is None else float(threshold)
+    above, below = f"prediction > {t:.4g}", f"prediction <= {t:.4g}"
+    labels = np.where(outputs.scores > t, above, below).astype(object)
+    if np.unique(labels[fit_rows]).size < 2:
+        raise InputError(f"threshold {t:.4g} puts every fitting row on one side of the model's predictions")
+    how = "given" if threshold is not None else "the median prediction"
+    return Decision(labels, above, f"the decision prediction > {t:.4g} ({how})")
+
+
+def _method_data(data: Dataset, rows: np.ndarray, y: np.ndarray) -> Dataset:
+    raw = None if data.raw is None else data.raw.iloc[rows].reset_index(drop=True)
+    return attrs.evolve(data, X=data.X[rows], y=np.asarray(y)[rows], raw=raw)
+
+
+def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None = None, test_size: float = 0.25,
+            positive: str | None = None, fit_to: str = "model", threshold: float | None = None,
+            options: dict[str, dict] | None = None, random_state: int | None = 0, n_jobs: int | None = None,
+            quiet: bool = False, name: str = "data") -> ModelExplanation:
+    """Explain the fitted ``model`` on the table ``X`` (the columns it was fitted on, as a
+    DataFrame with text columns or an array) with every installed method (or ``methods``).
+
+    ``y`` (optional): the true target, for the model's own held-out score and for
+    ``fit_to="data"``, which fits the methods that need a class (facets, propositional) to
+    it instead of to the model's classes.  ``positive``: the class explained against the
+    rest (default: the second of two classes, or the one the model predicts most often);
+    ``threshold``: the t of a regressor's decision "prediction > t" for those methods.
+    ``options``: per method, its options as ``interp run`` takes them (``{"symbolic":
+    {"max_terms": 2}}``).  A method that cannot run on the data gets a line saying why; the
+    others still run.
+
+    Thirteen keywords, all optional, as scikit-learn's inspection functions take theirs: the
+    model, the table and the target are the call; the rest tune it.
+    """
+    from .registry import get_registry
+    from .runner import PluginBug, RunContext, run_method
+
+    if fit_to not in FIT_TO:
+        raise InputError(f"fit_to must be one of {', '.join(FIT_TO)}, got {fit_to!r}")
+    X, left_out = _model_columns(model, X)
+    data = _dataset(X, y, name)
+    if fit_to == "data" and data.y is None:
+        raise InputError("fit_to='data' needs the target y")
+    studied = StudiedModel(model, data, positive)
+    outputs = studied.outputs(data.X)
+    fit_rows, held = _split(outputs, data.n_samples, test_size, random_state)
+    decision = _decision(outputs, fit_rows, threshold)
+    registered = get_registry().methods
+    names = list(dict.fromkeys(methods)) if methods is not None else sorted(registered)
+    unknown = [m for m in names if m not in registered]
+    if unknown:
+        raise InputError(f"unknown method {unknown[0]!r}; available: {', '.join(sorted(registered))}")
+    results = []
+    for method_name in names:
+        method = registered[method_name]
+        target, fitted_to, numeric = _target_for(method, outputs, decision, data, fit_to, model_name(model))
+        ctx = RunContext(seed=random_state, quiet=quiet, n_jobs=n_jobs,
+                         model=studied if method.explains_model else None)
+        start = time.perf_counter()
+        try:
+            exp = run_method(method_name, _method_data(data, fit_rows, target), (options or {}).get(method_name), ctx)
+        except InterpError as err:
+            results.append(MethodResult(method_name, fitted_to, time.perf_counter() - start,
+                                        error=str(err).splitlines()[0] if str(err) else type(err).__name__,
+                                        bug=isinstance(err, PluginBug)))
+            continue
+        seconds = time.perf_counter() - start
+        truth = outputs.scores if numeric else decision.labels
+        fidelity = measure_fidelity(exp.estimator, studied, data, held, truth, decision.positive)
+        results.append(MethodResult(method_name, fitted_to, seconds, exp, fidelity))
+    return ModelExplanation(
+        data=data.name, n_rows=data.n_samples, n_columns=len(_columns(data)), target=data.target_name,
+        model=model_name(model), task=outputs.task, decision=_decision_words(outputs, decision),
+        held_out=len(held), model_score=_model_score(studied, data, held), results=tuple(results),
+        left_out=tuple(left_out), studied=studied, held_rows=held)
+
+
+def _model_columns(model: Any, X: Any) -> tuple[Any, list[str]]:
+    """The columns of the table ``X`` that ``model`` was fitted on (by its
+    ``feature_names_in_``), and the names of the others, which are left out; a column the
+    model needs and ``X`` lacks is an InputError."""
+    import pandas as pd
+
+    names = getattr(model, "feature_names_in_", None)
+    if names is None or not isinstance(X, pd.DataFrame):
+        return X, []
+    names = [str(n) for n in names]
+    X = X.rename(columns=str)
+    missing = [n for n in names if n not in X.columns]
+    if missing:
+        raise InputError(f"the data lacks column {missing[0]!r} that the model was fitted on"
+                         + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    return X[names], [c for c in X.columns if c not in set(names)]
+
+
+def _columns(data: Dataset) -> list[str]:
+    return list(data.raw.columns) if data.raw is not None else list(data.feature_names)
+
+
+def _decision_words(outputs: ModelOutputs, decision: Decision) -> str:
+    if outputs.task == "classification":
+        return f"P({decision.positive}) and its class"
+    return f"its prediction (and {decision.words} for methods that need a class)"
+
+
+def _target_for(method, outputs: ModelOutputs, decision: Decision, data: Dataset, fit_to: str,
+                name: str) -> tuple[np.ndarray, str, bool]:
+    """What ``method`` is fitted to, the words for it, and whether that is a number (the
+    model's prediction) rather than a class."""
+    if method.explains_model and outputs.task == "classification":
+        return decision.labels, f"{name} itself (its probability of {decision.positive})", False
+    if method.explains_model:
+        return outputs.scores, f"{name} itself (its prediction)", True
+    if fit_to == "data" and not method.explains_model:
+        return data.y, "the data's target, not the model", False
+    if outputs.task == "regression" and method.task in ("regression", "any"):
+        return outputs.scores, f"{name}'s prediction", True
+    if outputs.task == "regression":
+        return decision.labels, f"{name}: {decision.words}", False
+    return decision.labels, f"{name}'s predicted classes", False
+
+
+def _model_score(studied: StudiedModel, data: Dataset, held: np.ndarray) -> dict:
+    """The model's own accuracy (or R^2) against the true target on the held-out rows."""
+    if data.y is None:
+        return {}
+    rows = studied.rows_of(data.X[held])
+    predicted = np.asarray(studied.model.predict(rows))
+    truth = data.y[held]
+    if studied.task == "classification":
+        same = np.array([class_name(a) == class_name(b) for a, b in zip(predicted, truth)])
+        return {"accuracy": float(same.mean())}
+    truth = truth.astype(float)
+    var = float(np.var(truth))
+    return {"R^2": 1 - float(np.mean((predicted.astype(float) - truth) ** 2)) / var} if var > 0 else {}
+
+
+def _surrogate(estimator: Any, studied: StudiedModel) -> tuple[Any, str]:
+    """The model of a method's result that predicts (its estimator, or the ``estimator`` it
+    reads), or None and why there is none."""
+    for candidate in (estimator, getattr(estimator, "estimator", None)):
+        if candidate is studied or candidate is studied.model:
+            return None, "exact: it reads the model's own trees"
+        if candidate is not None and hasattr(candidate, "predict"):
+            return candidate, ""
+    return None, "not measured: the method's result makes no predictions"
+
+
+def _rows_for(estimator: Any, data: Dataset, rows: np.ndarray) -> Any:
+    """The held-out rows as ``estimator`` takes them: the user's raw columns when it was fitted
+    on them (a Pipeline with a binarizer), else interp's encoding, named when it has names."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and data.raw is not None and [str(n) for n in names] == list(map(str, data.raw.columns)):
+        return data.raw.iloc[rows].reset_index(drop=True)
+    frame = data.frame().iloc[rows].reset_index(drop=True)
+    return frame if names is not None else frame.to_numpy()
+
+
+def measure_fidelity(estimator: Any, studied: StudiedModel, data: Dataset, held: np.ndarray,
+                     truth: np.ndarray, positive: str) -> Fidelity:
+    """``Fidelity`` of a method's result on the held-out rows ``held`` against ``truth``, the
+    model's answer for every row: R^2 for numbers, else agreement and AUC for ``positive``."""
+    from sklearn.metrics import roc_auc_score
+
+    surrogate, note = _surrogate(estimator, studied)
+    if surrogate is None:
+        return Fidelity(len(held), note=note)
+    rows = _rows_for(surrogate, data, held)
+    try:
+        predicted = np.asarray(surrogate.predict(rows))
+    except Exception as err:  # noqa: BLE001 - a result that cannot take the rows is reported, not fatal
+        return Fidelity(len(held), note=f"not measured: its model does not take the data's rows ({type(err).__name__})")
+    truth = truth[held]
+    if truth.dtype.kind in "fc":
+        var = float(np.var(truth))
+        r2 = 1 - float(np.mean((predicted.astype(float) - truth) ** 2)) / var if var > 0 else None
+        return Fidelity(len(held), r2=r2)
+    agreement = float(np.mean([class_name(p) == class_name(t) for p, t in zip(predicted, truth)]))
+    score = _positive_score(surrogate, rows, positive)
+    is_positive = np.array([class_name(t) == positive for t in truth])
+    auc = (float(roc_auc_score(is_positive, score)) if score is not None and 0 < is_positive.sum() < len(truth)
+           else None)
+    return Fidelity(len(held), agreement=agreement, auc=auc)
+
+
+def _positive_score(surrogate: Any, rows: Any, positive: str) -> np.ndarray | None:
+    """The surrogate's score for the positive class: its probability, or its decision value."""
+    classes = [class_name(c) for c in getattr(surrogate, "classes_", [])]
+    if positive not in classes:
+        return None
+    if hasattr(surrogate, "predict_proba"):
+        return np.asarray(surrogate.predict_proba(rows), dtype=float)[:, classes.index(positive)]
+    if hasattr(surrogate, "decision_function") and len(classes) == 2:
+        value = np.asarray(surrogate.decision_function(rows), dtype=float).ravel()
+        return value if classes.index(positive) == 1 else -value
+    return None
