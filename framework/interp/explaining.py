@@ -161,7 +161,7 @@ def _dataset(X: Any, y: Any, name: str) -> Dataset:
     if isinstance(X, pd.DataFrame):
         if y is None:
             return from_frame(X, None, name=name)
-        target = str(getattr(y, "name", None) or "target")
+        target = str(getattr(y, "name", None) or "y")
         while target in map(str, X.columns):
             target = "_" + target
         values = np.asarray(y)

@@ -176,7 +176,7 @@ def _with_headline(result: Explanation, fit: Surrogate) -> Explanation:
     used = int(np.count_nonzero(np.asarray(est.feature_importances_) != 0))
     first = model_formula(est).text.splitlines()[0] if est.expression_ is not None else ""
     cut = first if len(first) <= HEADLINE_CHARS else first[:HEADLINE_CHARS - 3] + "..."
-    return attrs.evolve(result, size=f"{est.n_terms_} terms, {used} of {len(fit.names)} features", finding=cut)
+    return attrs.evolve(result, size=f"{est.n_terms_} term{'s' if est.n_terms_ != 1 else ''}, {used} of {len(fit.names)} features", finding=cut)
 
 
 def _inputs(X, y, feature_names) -> Inputs:
