@@ -273,7 +273,7 @@ def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None 
         results.append(MethodResult(method_name, fitted_to, seconds, exp, fidelity))
     return ModelExplanation(
         data=data.name, n_rows=data.n_samples, n_columns=len(_columns(data)), target=data.target_name,
-        model=model_name(model), task=outputs.task, decision=_decision_words(outputs, decision),
+        model=model_name(model), task=outputs.task, decision=_decision_words(outputs, decision, data.target_name),
         held_out=len(held), model_score=_model_score(studied, data, held), results=tuple(results),
         left_out=tuple(left_out), studied=studied, held_rows=held)
 
@@ -300,9 +300,9 @@ def _columns(data: Dataset) -> list[str]:
     return list(data.raw.columns) if data.raw is not None else list(data.feature_names)
 
 
-def _decision_words(outputs: ModelOutputs, decision: Decision) -> str:
+def _decision_words(outputs: ModelOutputs, decision: Decision, target: str) -> str:
     if outputs.task == "classification":
-        return f"P({decision.positive}) and its class"
+        return f"P({target or 'y'}={decision.positive}) and its class"
     return f"its prediction (and {decision.words} for methods that need a class)"
 
 
