@@ -367,17 +367,19 @@ def _bug(err: PluginBug) -> None:
 
 def _run(method: str, data: str | None, target: str | None, dataset: str | None, out: str | None, fmt: str,
          seed: int, quiet: bool, n_jobs: int | None, model_file: str | None, trust_model_file: bool,
-         debug: bool, **options: Any) -> None:
+         rows: str | None, debug: bool, **options: Any) -> None:
     """Run one interpretation method on a data set (see --method NAME --help for its options).
 
     \f
-    Twelve parameters because click calls the command with every option of ``interp run`` as a
-    keyword (the method's own options arrive in ``options``)."""
+    Thirteen parameters because click calls the command with every option of ``interp run`` as
+    a keyword (the method's own options arrive in ``options``)."""
     if model_file is not None:
         _run_on_model(method, _load_model(model_file, trust_model_file), _load_data(data, target, dataset),
                       RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs),
-                      fmt, options)
+                      fmt, options, _row_list(rows))
         return
+    if rows is not None:
+        fail("--rows explains single rows of a model: give it with --model-file")
     loaded = _load_data(data, target, dataset, missing=getattr(_loaded_registry().methods.get(method), "missing", False))
     try:
         if out:
@@ -393,12 +395,14 @@ def _run(method: str, data: str | None, target: str | None, dataset: str | None,
 
 
 def _print_run(explanation: Any, written: list[Path], out: str | None, quiet: bool, fmt: str,
-               fidelity: Any = None) -> None:
-    """What ``interp run`` prints: where the run was saved, then its summary (text) or JSON."""
+               fidelity: Any = None, rows: list | None = None) -> None:
+    """What ``interp run`` prints: where the run was saved, then its summary (text) or JSON
+    (with the ``fidelity`` and the explained ``rows`` of a run on a model)."""
     if written and not quiet and fmt == "text":
         echo(f"saved {', '.join(p.name for p in written)} in {out}", err=True)
     if fmt == "json":
-        echo_json({**explanation.to_dict(), **({"fidelity": fidelity.to_dict()} if fidelity else {})}, indent=None)
+        extra = {**({"fidelity": fidelity.to_dict()} if fidelity else {}), **({"rows": rows} if rows else {})}
+        echo_json({**explanation.to_dict(), **extra}, indent=None)
     else:
         echo(explanation.summary())
 
@@ -411,9 +415,27 @@ def _table_of(loaded: Dataset) -> tuple[Any, Any]:
     return frame, None if loaded.y is None else pd.Series(loaded.y, name=loaded.target_name)
 
 
-def _run_on_model(method: str, model: Any, loaded: Dataset, ctx: RunContext, fmt: str, options: dict) -> None:
+def _row_list(text: str | None) -> list[int]:
+    """The row positions of ``--rows 0,17`` (none when not given), or a one-line exit 2."""
+    if text is None:
+        return []
+    try:
+        rows = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        fail(f"--rows takes row numbers separated by commas, such as 0,17; got {text!r}")
+    if not rows or min(rows) < 0:
+        fail(f"--rows takes row numbers from 0, separated by commas; got {text!r}")
+    return rows
+
+
+def _run_on_model(method: str, model: Any, loaded: Dataset, ctx: RunContext, fmt: str, options: dict,
+                  rows: list[int]) -> None:
     """``interp run --model-file``: the method explains that model (``interp.explain`` with
-    this one method), and the output begins with what it was fitted to and its fidelity."""
+    this one method), and the output begins with what it was fitted to and its fidelity; with
+    ``rows``, why the model and the method answer as they do for each.
+
+    \f
+    Seven parameters: the run command's, grouped in ``ctx`` where they are the run's settings."""
     from .explaining import explain
 
     out = str(ctx.out_dir) if ctx.out_dir else None
@@ -428,6 +450,7 @@ def _run_on_model(method: str, model: Any, loaded: Dataset, ctx: RunContext, fmt
             (_Bug if part.bug else _Exit2)(part.error).show()
             sys.exit(1 if part.bug else 2)
         written = save_result(part.explanation, out) if out else []
+        explained = result.for_rows(rows) if rows else None
     except PluginBug as err:
         _bug(err)
     except InterpError as err:
@@ -435,7 +458,10 @@ def _run_on_model(method: str, model: Any, loaded: Dataset, ctx: RunContext, fmt
     if fmt == "text":
         echo(f"{result.headline()}\nfitted to {part.fitted_to}; fidelity on {result.held_out:,} held-out rows: "
              f"{part.fidelity.text()}\n")
-    _print_run(part.explanation, written, out, ctx.quiet, fmt, part.fidelity)
+    _print_run(part.explanation, written, out, ctx.quiet, fmt, part.fidelity,
+               [r.to_dict() for rs in explained.by_method.values() for r in rs] if explained else None)
+    if explained is not None and fmt == "text":
+        echo("\n" + explained.text())
 
 
 def _load_model(model_file: str, trusted: bool) -> Any:
@@ -467,6 +493,8 @@ _RUN_PARAMS = [
                  help="Your fitted model (joblib/pickle): the method explains it, with its fidelity on held-out rows."),
     click.Option(["--trust-model-file", "trust_model_file"], is_flag=True,
                  help="Allow --model-file: unpickling runs code from the file."),
+    click.Option(["--rows", "rows"], metavar="N,N",
+                 help="With --model-file: explain these rows of the data (positions from 0, such as 0,17)."),
     click.Option(["--debug", "debug"], is_flag=True, help=_DEBUG_HELP),
 ]
 
@@ -502,6 +530,9 @@ def show_command(run_dir: str, as_json: bool, debug: bool) -> None:
               help="With --model: what facets and propositional fit, the model's classes or the data's target.")
 @click.option("--threshold", type=float,
               help="With a regression --model: t of the decision 'prediction > t' (default: the median).")
+@click.option("--row", type=click.IntRange(min=0),
+              help="With --model: the row the 'one row' section explains (default: the held-out row where the "
+                   "model is least sure).")
 @click.option("--methods", "--plugins", "methods",
               help="Comma-separated methods to run (default: all installed); --plugins is an alias.")
 @click.option("--out", type=click.Path(), default="interp-report", show_default=True,
@@ -511,7 +542,7 @@ def show_command(run_dir: str, as_json: bool, debug: bool) -> None:
 @_debug_option
 def report_command(data: str | None, target: str | None, dataset: str | None, model_file: str | None,
                    trust_model_file: bool, positive: str | None, fit_to: str, threshold: float | None,
-                   methods: str | None, out: str, seed: int, quiet: bool, debug: bool) -> None:
+                   row: int | None, methods: str | None, out: str, seed: int, quiet: bool, debug: bool) -> None:
     """Run several methods on one data set and write one self-contained HTML page; with
     --model, every method explains that model, each with its fidelity on held-out rows.
 
@@ -519,7 +550,7 @@ def report_command(data: str | None, target: str | None, dataset: str | None, mo
     not run on the data (the page is written in both cases and shows why).
 
     \f
-    Thirteen parameters: click passes every option of the command as a keyword."""
+    Fourteen parameters: click passes every option of the command as a keyword."""
     registered = _loaded_registry().methods
     names = [p.strip() for p in methods.split(",") if p.strip()] if methods else sorted(registered)
     names = list(dict.fromkeys(names))
@@ -527,7 +558,7 @@ def report_command(data: str | None, target: str | None, dataset: str | None, mo
         if name not in registered:
             _unknown_method(name)
     if model_file is not None:
-        settings = ModelSettings(positive, fit_to, threshold)
+        settings = ModelSettings(positive, fit_to, threshold, row)
         _model_report(_load_model(model_file, trust_model_file), names, data, target, dataset, Path(out),
                       settings, seed, quiet)
         return
@@ -550,11 +581,13 @@ def report_command(data: str | None, target: str | None, dataset: str | None, mo
 @attrs.frozen
 class ModelSettings:
     """What --model reads besides the model: the class explained, what facets and
-    propositional fit, and a regressor's decision threshold (see ``interp.explain``)."""
+    propositional fit, a regressor's decision threshold (see ``interp.explain``) and the row
+    the page explains (None: the model's least certain held-out row)."""
 
     positive: str | None
     fit_to: str
     threshold: float | None
+    row: int | None = None
 
 
 def _report_done(page: Path, failed: dict[str, bool]) -> None:
@@ -592,8 +625,10 @@ def _model_report(model: Any, names: list[str], data: str | None, target: str | 
             figures[r.method] = _saved_figures(r.explanation, out / folder)
         else:
             echo(f"failed: {r.method}: {visible(r.error, one_line=True)}", err=True)
+    if settings.row is not None and settings.row >= loaded.n_samples:
+        fail(f"--row {settings.row} is not in the data (rows 0 to {loaded.n_samples - 1})")
     page = _write_page(out, model_page_html(result, f"interp report: {model_name(model)} on {loaded.name}",
-                                            figures))
+                                            figures, settings.row))
     _report_done(page, {r.method: r.bug for r in result.results if r.explanation is None})
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from .data import Dataset, from_arrays, from_frame
 from .errors import InputError, InterpError
 from .preprocessing import class_name
-from .results import Explanation, Table, format_value
+from .results import Explanation, Table, Text, format_value
 from .studied import ModelOutputs, StudiedModel, model_name
 
 #: below these the summary says in words that an explanation does not follow the model
@@ -94,6 +94,7 @@ class ModelExplanation:
     model_score: dict
     results: tuple[MethodResult, ...]
     left_out: tuple[str, ...] = ()
+    output_name: str = "output"
     studied: StudiedModel | None = attrs.field(default=None, eq=False, repr=False)
     held_rows: np.ndarray | None = attrs.field(default=None, eq=False, repr=False)
 
@@ -129,6 +130,51 @@ class ModelExplanation:
 
         return self.headline() + "\n\n" + render_sections((self.summary_table(),))
 
+    def for_rows(self, rows: Any) -> "RowsExplained":
+        """Why the model and each method answer as they do for ``rows``: positions in the
+        table given to ``explain``, or a DataFrame of new rows in its columns.  Each method
+        that explains single rows gives a ``RowExplanation`` per row (contributions that sum to
+        its output), with the model's own output beside it; the others say why not."""
+        frame, encoded = self._rows(rows)
+        model_out = self.studied.outputs(encoded).scores
+        by_method, notes = {}, {}
+        for result in self.results:
+            if result.explanation is None:
+                continue
+            est = result.explanation.estimator
+            if not hasattr(est, "for_rows"):
+                notes[result.method] = _no_rows_reason(result.method)
+                continue
+            explained = est.for_rows(_input_for(est, frame, encoded, self.studied))
+            by_method[result.method] = [attrs.evolve(r, model_output=float(m)) for r, m in zip(explained, model_out)]
+        return RowsExplained(tuple(frame.index), by_method, notes, self.output_name)
+
+    def _rows(self, rows: Any):
+        """The user's rows (a DataFrame) and their encoding, from positions or a DataFrame."""
+        import pandas as pd
+
+        data = self.studied.data
+        if isinstance(rows, pd.DataFrame):
+            frame = rows.rename(columns=str)
+            return frame, self.studied.encode(frame)
+        positions = [int(r) for r in np.atleast_1d(rows)]
+        bad = [r for r in positions if not 0 <= r < data.n_samples]
+        if bad:
+            raise InputError(f"row {bad[0]} is not in the table (rows 0 to {data.n_samples - 1})")
+        raw = data.raw if data.raw is not None else data.frame()
+        return raw.iloc[positions], data.X[positions]
+
+    def model_output(self, row: int) -> float:
+        """The model's output (``output_name``) for the row at position ``row``."""
+        return float(self.studied.outputs(self.studied.data.X[[row]]).scores[0])
+
+    def least_certain_row(self) -> int:
+        """The held-out row where the model is least sure: its probability nearest 1/2, or for
+        a regressor its prediction nearest the median of the held-out predictions."""
+        scores = self.studied.outputs(self.studied.data.X[self.held_rows]).scores
+        centre = 0.5 if self.task == "classification" else float(np.median(scores))
+        return int(self.held_rows[int(np.argmin(np.abs(scores - centre)))])
+
     def _repr_html_(self) -> str:
         from .report import model_sections_html
 
@@ -143,12 +189,53 @@ class ModelExplanation:
         return {
             "data": self.data, "n_rows": self.n_rows, "n_columns": self.n_columns, "target": self.target,
             "model": self.model, "task": self.task, "decision": self.decision, "held_out": self.held_out,
-            "model_score": self.model_score, "left_out": list(self.left_out),
+            "model_score": self.model_score, "left_out": list(self.left_out), "output_name": self.output_name,
             "methods": [{"method": r.method, "fitted_to": r.fitted_to, "seconds": r.seconds, "error": r.error,
                          "fidelity": r.fidelity.to_dict() if r.fidelity else None,
                          "explanation": r.explanation.to_dict() if r.explanation else None}
                         for r in self.results],
         }
+
+
+@attrs.frozen
+class RowsExplained:
+    """``ModelExplanation.for_rows``: per method, one ``RowExplanation`` per row (``rows``:
+    their labels in the table), and per method that explains no single row, why not."""
+
+    rows: tuple
+    by_method: dict
+    notes: dict
+    output_name: str = "output"
+
+    def text(self) -> str:
+        """Each row, each method's account of it."""
+        from .results import render_sections
+
+        blocks = []
+        for i, label in enumerate(self.rows):
+            outputs = [rows[i].model_output for rows in self.by_method.values()]
+            blocks.append(f"row {label}" + (f": the model's {self.output_name} is {outputs[0]:.4g}" if outputs else ""))
+            for method, explained in self.by_method.items():
+                blocks.append(explained[i].text())
+            blocks += [render_sections([Text(f"{method}: {why}")]) for method, why in self.notes.items()]
+        return "\n\n".join(blocks)
+
+
+def _no_rows_reason(method: str) -> str:
+    return (f"no per-row explanation: the {method} result explains the model as a whole (a map of its features "
+            "is global), not one row")
+
+
+def _input_for(estimator: Any, frame: Any, encoded: np.ndarray, studied: StudiedModel) -> Any:
+    """Rows as ``estimator`` takes them: the user's columns when it was fitted on them, else
+    interp's encoding (a DataFrame with its names)."""
+    import pandas as pd
+
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and [str(n) for n in names] == [str(c) for c in frame.columns]:
+        return frame
+    columns = list(studied.data.feature_names)
+    return pd.DataFrame(encoded, columns=columns, index=frame.index)
 
 
 def _dataset(X: Any, y: Any, name: str) -> Dataset:
@@ -274,6 +361,8 @@ def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None 
     return ModelExplanation(
         data=data.name, n_rows=data.n_samples, n_columns=len(_columns(data)), target=data.target_name,
         model=model_name(model), task=outputs.task, decision=_decision_words(outputs, decision, data.target_name),
+        output_name=(f"P({data.target_name or 'y'}={decision.positive})" if outputs.task == "classification"
+                     else "prediction"),
         held_out=len(held), model_score=_model_score(studied, data, held), results=tuple(results),
         left_out=tuple(left_out), studied=studied, held_rows=held)
 

@@ -212,6 +212,27 @@ def _model_first_screen(result) -> str:
     return facts + sections_html((result.summary_table(),), {})
 
 
+def one_row_html(result, row: int | None = None) -> str:
+    """Why one row (by default the model's least certain held-out row) gets its answer, from
+    each method: its contributions as a table and a waterfall, the model's own output beside
+    them; a method that explains no single row says why."""
+    chosen = row is None
+    row = result.least_certain_row() if chosen else row
+    explained = result.for_rows([row])
+    lines = [f"<p>Row {row} of the data{' (the held-out row where the model is least sure)' if chosen else ''}: "
+             f"the model's {html.escape(result.output_name)} is {result.model_output(row):.4g}. Each method's "
+             "contributions sum exactly to its own output for this row, from its stated baseline.</p>"]
+    for method, (one,) in explained.by_method.items():
+        lines.append(f"<h3>{html.escape(method)}</h3>")
+        if one.outcome:
+            lines.append(f"<p>{html.escape(one.outcome)}</p>")
+        lines.append(sections_html([one.table(), *filter(None, [one.pieces_table()])], {}))
+        lines.append(f'<figure><img alt="{html.escape(method)}: why this row" '
+                     f'src="data:image/png;base64,{_png(one.plot())}"></figure>')
+    lines += [f"<h3>{html.escape(m)}</h3><p>{html.escape(why)}</p>" for m, why in explained.notes.items()]
+    return "\n".join(lines)
+
+
 def model_sections_html(result) -> str:
     """A ``ModelExplanation`` (``interp.explain``) as an HTML fragment: the first screen, then
     one section per method (the notebook display)."""
@@ -220,11 +241,14 @@ def model_sections_html(result) -> str:
     return f'<div class="interp-display">{_model_first_screen(result)}\n{body}</div>'
 
 
-def model_page_html(result, title: str, figures: dict | None = None) -> str:
-    """The report page of a ``ModelExplanation``: the first screen, then a section per method
-    (``figures``: per method, PNG bytes already drawn to show instead of its Figures)."""
-    first, *ids = anchors(["summary", *(r.method for r in result.results)])
-    parts = [Part("summary", first, f'<section id="{first}">{_model_first_screen(result)}</section>')]
+def model_page_html(result, title: str, figures: dict | None = None, row: int | None = None) -> str:
+    """The report page of a ``ModelExplanation``: the first screen, one row explained
+    (``one_row_html``), then a section per method (``figures``: per method, PNG bytes already
+    drawn to show instead of its Figures)."""
+    first, one, *ids = anchors(["summary", "one row", *(r.method for r in result.results)])
+    parts = [Part("summary", first, f'<section id="{first}">{_model_first_screen(result)}</section>'),
+             Part("one row", one, f'<section id="{one}"><h2>Why this prediction: one row</h2>'
+                                  f"{one_row_html(result, row)}</section>")]
     for r, anchor in zip(result.results, ids):
         if figures and r.explanation is not None and r.method in figures:
             r = attrs.evolve(r, explanation=attrs.evolve(r.explanation, figures=figures[r.method]))

@@ -151,6 +151,27 @@ class StudiedModel:
                 out[column] = values.astype(kind) if kind.kind in "iu" and np.all(np.isfinite(values)) else values
         return pd.DataFrame(out, columns=list(data.raw.columns))
 
+    def encode(self, frame) -> np.ndarray:
+        """Rows in the user's columns (a DataFrame) in interp's encoding of ``data``: a number
+        as it is, a text column as its levels' 0/1 columns (an unseen level: all 0)."""
+        data = self.data
+        raw_columns = list(_raw_frame(data).columns)
+        missing = [c for c in raw_columns if c not in frame.columns]
+        if missing:
+            raise InputError(f"the rows lack column {missing[0]!r} of the data")
+        out = np.zeros((len(frame), self.n_features_in_))
+        position = {name: j for j, name in enumerate(data.feature_names)}
+        groups = dict(zip(data.categorical, data.one_hot))
+        for column in raw_columns:
+            values = frame[column]
+            if column in groups:
+                text = values.astype(object).where(values.notna(), "missing").astype(str).str.strip().to_numpy()
+                for j in groups[column]:
+                    out[:, j] = text == data.feature_names[j].split("=", 1)[1]
+            else:
+                out[:, position[str(column)]] = np.asarray(values, dtype=float)
+        return out
+
     # -- answers -------------------------------------------------------------------------------
     def predict(self, X) -> np.ndarray:
         """The model's prediction (a classifier: ``positive`` or the other name of ``classes_``)."""

@@ -29,7 +29,7 @@ from interp.display import ExplainedEstimator
 
 from .snap import on_grid
 
-__all__ = ["CardColumn", "CardModel", "card_model", "predict_score", "card_frame", "risk_frame", "to_python",
+__all__ = ["CardColumn", "CardModel", "card_model", "predict_score", "card_rows", "card_frame", "risk_frame", "to_python",
            "to_sql", "CardExports"]
 
 _MISSING = "missing"  # the level a missing text cell is (interp.binarize)
@@ -167,6 +167,50 @@ def _design(estimator, X) -> np.ndarray:
     from sklearn.utils.validation import validate_data
 
     return validate_data(estimator, X, dtype=np.float64, reset=False)
+
+
+def card_rows(model, X) -> list:
+    """Why each row of ``X`` (the user's columns) gets its total: the card's rows that hold
+    and their points (``interp.local.RowExplanation``: the pieces are those rows, a user
+    column's contribution the points of its rows; both sum to the total, from 0 points), with
+    the risk and the class the card gives."""
+    from interp.local import Piece, RowExplanation
+
+    card = card_model(model).checked_integral()
+    design = np.asarray(card.binarizer.transform(X) if card.binarizer is not None else _design(card.estimator, X),
+                        dtype=float)
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=card.inputs)
+    points, names, sources = card.points().astype(float), card.names, [c.source for c in card.columns()]
+    out = []
+    for i, row in enumerate(design):
+        amounts = row * points
+        pieces = [Piece(_held_row(name, row[j], int(points[j])), amounts[j], (sources[j],))
+                  for j, name in enumerate(names) if amounts[j] != 0]
+        by_column = dict.fromkeys(card.inputs, 0.0)
+        for j, amount in enumerate(amounts):
+            by_column[sources[j]] += amount
+        total = float(amounts.sum())
+        out.append(RowExplanation("facets", total, "card total (points)", 0.0, "no row of the card holds", by_column,
+                                  pieces, dict(frame.iloc[i]), outcome=_card_outcome(card, total),
+                                  show="pieces").check())
+    return out
+
+
+def _held_row(name: str, value: float, points: int) -> str:
+    """A card row that holds, as the waterfall names it: ``age >= 65: +5``, or ``+1 per unit
+    x 3`` on a row counted per unit."""
+    if value == 1:
+        return f"{name}: {points:+d}"
+    return f"{name}: {points:+d} per unit x {value:g}"
+
+
+def _card_outcome(card: CardModel, total: float) -> str:
+    """What the card concludes from a total: the risk and the class, or the prediction."""
+    value = card.scale() * total + card.intercept()
+    if not card.classifier:
+        return f"total {total:g}: prediction {value:.4g}"
+    classes = card.estimator.classes_
+    return f"total {total:g}: risk of {classes[1]} {expit(value):.1%}; predict {classes[int(value > 0)]}"
 
 
 def card_frame(model) -> pd.DataFrame:
@@ -377,6 +421,14 @@ def to_python(model) -> str:
                           score="\n".join(lines), output_doc=doc, formula=formula)
 
 
+class CardPipeline(Pipeline):
+    """The model ``interp run --out`` saves: a scikit-learn ``Pipeline`` of the binariser and
+    the card estimator, which also says why each row gets its total (``card_rows``)."""
+
+    def for_rows(self, X) -> list:
+        return card_rows(self, X)
+
+
 class CardExports(ExplainedEstimator):
     """The exports and the notebook display of a Facets estimator alone, whose card reads the
     columns it was fitted on as they are (thin methods over this module's functions, which also
@@ -385,6 +437,10 @@ class CardExports(ExplainedEstimator):
     def predict_score(self, X):
         """The card's total for each row of ``X`` (``predict_score``)."""
         return predict_score(self, X)
+
+    def for_rows(self, X) -> list:
+        """Why each row of ``X`` gets its total (``card_rows``)."""
+        return card_rows(self, X)
 
     def card_frame(self) -> pd.DataFrame:
         """The card as a DataFrame of feature and points (``card_frame``)."""

@@ -12,7 +12,6 @@ import attrs
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_score
-from sklearn.pipeline import Pipeline
 
 from interp import Explanation, InputError
 from interp.data import check_finite
@@ -20,6 +19,7 @@ from interp.preprocessing import binary_labels
 
 from .cv import FacetsClassifierCV, IntegrityWarning, grid_load
 from .estimators import FacetsClassifier
+from .export import CardPipeline
 from .features import CardFeatures, card_features
 from .path import fit_path
 from .plots import plot_cv, plot_path, plot_risk
@@ -136,7 +136,7 @@ def _saved_model(design: CardFeatures, estimator):
     """
     if design.binarizer is None:
         return estimator
-    return Pipeline([("features", design.binarizer), ("card", estimator)])
+    return CardPipeline([("features", design.binarizer), ("card", estimator)])
 
 
 def _design(data, binarize, n_thresholds) -> CardFeatures:
