@@ -467,6 +467,9 @@ def measure_fidelity(estimator: Any, studied: StudiedModel, data: Dataset, held:
         var = float(np.var(truth))
         r2 = 1 - float(np.mean((predicted.astype(float) - truth) ** 2)) / var if var > 0 else None
         return Fidelity(len(held), r2=r2)
+    own = {class_name(c) for c in getattr(surrogate, "classes_", np.unique(predicted))}
+    if not own & {class_name(t) for t in truth}:
+        return Fidelity(len(held), note=f"not measured: its classes ({', '.join(sorted(own)[:4])}) are not the model's")
     agreement = float(np.mean([class_name(p) == class_name(t) for p, t in zip(predicted, truth)]))
     score = _positive_score(surrogate, rows, positive)
     is_positive = np.array([class_name(t) == positive for t in truth])
