@@ -234,11 +234,13 @@ def one_row_html(result, row: int | None = None) -> str:
 
 
 def model_sections_html(result) -> str:
-    """A ``ModelExplanation`` (``interp.explain``) as an HTML fragment: the first screen, then
-    one section per method (the notebook display)."""
+    """A ``ModelExplanation`` (``interp.explain``) as an HTML fragment: the first screen, the
+    least certain held-out row explained (``one_row_html``), then one section per method (the
+    notebook display)."""
     labels = [r.method for r in result.results]
     body = "\n".join(_model_method_html(r, a) for r, a in zip(result.results, anchors(labels)))
-    return f'<div class="interp-display">{_model_first_screen(result)}\n{body}</div>'
+    one = f"<h2>Why this prediction: one row</h2>{one_row_html(result)}"
+    return f'<div class="interp-display">{_model_first_screen(result)}\n{one}\n{body}</div>'
 
 
 def model_page_html(result, title: str, figures: dict | None = None, row: int | None = None) -> str:

@@ -120,3 +120,10 @@ def test_the_report_explains_the_least_certain_row(explained):
     assert "Why this prediction: one row" in page
     assert f"Row {result.least_certain_row()} of the data (the held-out row where the model is least sure)" in page
     assert page.count("why this row") >= 1 and "data:image/png;base64," in page
+
+
+def test_the_notebook_display_shows_the_summary_and_one_row(explained):
+    _, _, result = explained
+    page = result._repr_html_()
+    assert page.count("<table>") >= 2 and "fidelity on 143 held-out rows" in page
+    assert "Why this prediction: one row" in page and "<script" not in page
