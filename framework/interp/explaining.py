@@ -164,6 +164,19 @@ class ModelExplanation:
         raw = data.raw if data.raw is not None else data.frame()
         return raw.iloc[positions], data.X[positions]
 
+    def effects(self, features: list[str] | None = None, k: int = 4) -> list:
+        """Per feature (default: the ``k`` numeric ones that move the model most), the model's
+        partial dependence and ICE lines and each method's curve (``interp.effects``)."""
+        from .effects import effect_curves
+
+        return effect_curves(self, features, k)
+
+    def plot_effects(self, features: list[str] | None = None, k: int = 4):
+        """The curves of ``effects`` drawn, one panel per feature; returns the Figure."""
+        from .effects import plot_effects
+
+        return plot_effects(self.effects(features, k), self.output_name)
+
     def model_output(self, row: int) -> float:
         """The model's output (``output_name``) for the row at position ``row``."""
         return float(self.studied.outputs(self.studied.data.X[[row]]).scores[0])

@@ -233,6 +233,22 @@ def one_row_html(result, row: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def effects_html(result) -> str:
+    """Per feature (the numeric ones that move the model most): each method's effect curve
+    over the model's partial dependence and ICE lines, and the directions in words."""
+    from .effects import effect_curves, plot_effects
+
+    curves = effect_curves(result)
+    if not curves:
+        return "<p>No numeric column with three values or more: no curves to draw.</p>"
+    lines = "".join(f"<li>{html.escape(c.text())}</li>" for c in curves)
+    return (f"<p>Each panel sets one feature to each value of a grid on every row of a sample, the others "
+            f"kept: grey lines are the model's {html.escape(result.output_name)} row by row (ICE), black their "
+            f"mean (partial dependence), dashed each method's mean on the same rows.</p><ul>{lines}</ul>"
+            f'<figure><img alt="effect curves" src="data:image/png;base64,'
+            f'{_png(plot_effects(curves, result.output_name))}"></figure>')
+
+
 def model_sections_html(result) -> str:
     """A ``ModelExplanation`` (``interp.explain``) as an HTML fragment: the first screen, the
     least certain held-out row explained (``one_row_html``), then one section per method (the
@@ -245,12 +261,14 @@ def model_sections_html(result) -> str:
 
 def model_page_html(result, title: str, figures: dict | None = None, row: int | None = None) -> str:
     """The report page of a ``ModelExplanation``: the first screen, one row explained
-    (``one_row_html``), then a section per method (``figures``: per method, PNG bytes already
+    (``one_row_html``), the effect curves (``effects_html``), then a section per method (``figures``: per method, PNG bytes already
     drawn to show instead of its Figures)."""
-    first, one, *ids = anchors(["summary", "one row", *(r.method for r in result.results)])
+    first, one, curves, *ids = anchors(["summary", "one row", "per feature", *(r.method for r in result.results)])
     parts = [Part("summary", first, f'<section id="{first}">{_model_first_screen(result)}</section>'),
              Part("one row", one, f'<section id="{one}"><h2>Why this prediction: one row</h2>'
-                                  f"{one_row_html(result, row)}</section>")]
+                                  f"{one_row_html(result, row)}</section>"),
+             Part("per feature", curves, f'<section id="{curves}"><h2>Per feature: each method against the '
+                                         f"model's own curve</h2>{effects_html(result)}</section>")]
     for r, anchor in zip(result.results, ids):
         if figures and r.explanation is not None and r.method in figures:
             r = attrs.evolve(r, explanation=attrs.evolve(r.explanation, figures=figures[r.method]))

@@ -119,13 +119,13 @@ class StudiedModel:
         X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise InputError(f"rows for the model need {self.n_features_in_} columns, got shape {X.shape}")
-        raw = self._decoded(X)
+        raw = self.raw_rows(X)
         raw = raw.iloc[:, self._columns]
         if getattr(self.model, "feature_names_in_", None) is None:
             return raw.to_numpy()
         return raw
 
-    def _decoded(self, X: np.ndarray):
+    def raw_rows(self, X: np.ndarray):
         """The raw columns of encoded rows ``X``: a number as it is (a whole-number column back
         to its integer type), a text column's level as the name of its 0/1 column that holds
         (missing when none does)."""

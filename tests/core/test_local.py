@@ -127,3 +127,22 @@ def test_the_notebook_display_shows_the_summary_and_one_row(explained):
     page = result._repr_html_()
     assert page.count("<table>") >= 2 and "fidelity on 143 held-out rows" in page
     assert "Why this prediction: one row" in page and "<script" not in page
+
+
+def test_effect_curves_follow_the_model_and_name_their_direction(explained):
+    """The model's partial dependence, against the model's own predictions on the same rows
+    with the feature set to each grid value (computed here with pandas); the directions in
+    words on curves of known shape."""
+    from interp.effects import EffectCurve, _sample
+
+    X, model, result = explained
+    (curve,) = result.effects(["worst_perimeter"])
+    rows = pd.DataFrame(_sample(result), columns=X.columns)
+    expected = [model.predict_proba(rows.assign(worst_perimeter=g))[:, 1].mean() for g in curve.grid]
+    np.testing.assert_allclose(curve.model, expected, rtol=1e-12)
+    assert set(curve.methods) == {"facets"} and curve.ice.shape == (40, len(curve.grid))
+    assert EffectCurve("f", np.arange(3.0), np.zeros(3), np.zeros((1, 3)), {}).direction() == "is flat"
+    bump = EffectCurve("f", np.arange(5.0), np.array([0, 1, 2, 1, 0.0]), np.zeros((1, 5)), {})
+    assert bump.direction() == "rises, then falls"
+    assert curve.text().startswith("as worst_perimeter grows, the model's output ")
+    assert isinstance(result.plot_effects(["worst_perimeter"]), Figure)
