@@ -34,6 +34,7 @@ from typing import Any, Callable, ClassVar, Mapping
 import attrs
 import numpy as np
 
+from .attribution import attributed
 from .errors import InputError, PluginError
 
 __all__ = ["Component", "RidgeFamily", "Penalty", "BoundPenalty", "Embedding", "EmbeddedFeatures",
@@ -293,6 +294,7 @@ class BoundPenalty:
 
     penalty: Penalty
     hyper: Mapping[str, Any] = attrs.field(converter=dict)
+    _calls: list = attrs.field(factory=lambda: [0], init=False, repr=False)  # prox calls, for sampling
 
     @property
     def per_coordinate_steps(self) -> bool:
@@ -307,13 +309,75 @@ class BoundPenalty:
         return self.penalty.provides("subdiff_distance")
 
     def value(self, w: Any) -> float:
-        return self.penalty.value(w, **self.hyper)
+        """``Omega(w)``; NaN, or anything but a number, is the penalty's bug (``Penalty.fail``)."""
+        with attributed(self.penalty, "value"):
+            out = self.penalty.value(w, **self.hyper)
+            number = float(out)
+        if np.isnan(number):
+            self.penalty.fail(f"value returned {out!r} at points of shape {np.shape(w)}")
+        return out
 
     def prox(self, w: Any, step: Any) -> Any:
-        return self.penalty.prox(w, step, **self.hyper)
+        """The penalty's prox at ``w``, checked where it returns: an array of w's shape, finite
+        where w is, and, on a sample of the calls (the first few, then one in
+        ``PROX_SAMPLE_EVERY``), no worse a minimiser than a few candidates (`check_proximal`)."""
+        with attributed(self.penalty, "prox"):
+            out = self.penalty.prox(w, step, **self.hyper)
+            got = np.asarray(out, dtype=float)
+        if got.shape != np.shape(w):
+            self.penalty.fail(f"prox of points of shape {np.shape(w)} returned shape {got.shape}")
+        if not np.isfinite(got).all() and np.isfinite(w).all():
+            self.penalty.fail(f"prox returned NaN or infinity at finite points (step {_shown_step(step)})")
+        self._calls[0] += 1
+        if self._calls[0] <= PROX_SAMPLE_FIRST or self._calls[0] % PROX_SAMPLE_EVERY == 0:
+            check_proximal(self, np.asarray(w, dtype=float), step, got)
+        return out
 
     def subdiff_distance(self, w: Any, grad: Any) -> Any:
-        return self.penalty.subdiff_distance(w, grad, **self.hyper)
+        """The penalty's ``subdiff_distance``, checked to be of w's shape and free of NaN."""
+        with attributed(self.penalty, "subdiff_distance"):
+            out = self.penalty.subdiff_distance(w, grad, **self.hyper)
+            got = np.asarray(out, dtype=float)
+        if got.shape != np.shape(w) or np.isnan(got).any():
+            self.penalty.fail(f"subdiff_distance at points of shape {np.shape(w)} returned "
+                              f"{'NaN' if got.shape == np.shape(w) else f'shape {got.shape}'}")
+        return out
+
+
+#: the prox calls of a bound penalty checked by `check_proximal`: the first few, then one in so many
+PROX_SAMPLE_FIRST, PROX_SAMPLE_EVERY = 5, 64
+#: how much worse than a candidate a returned proximal point may be, relative to the objective's scale
+PROX_TOLERANCE = 1e-7
+
+
+def _shown_step(step: Any) -> str:
+    return f"{float(step):g}" if np.ndim(step) == 0 else f"an array of {np.size(step)}"
+
+
+def check_proximal(bound: BoundPenalty, w: np.ndarray, step: Any, proxed: np.ndarray) -> None:
+    """Refuse ``proxed`` as ``prox(w, step)`` when one of a few candidates u (``w`` itself, 0,
+    and w shrunk towards 0 by 50%, 10%, 1% and 0.1%) has a lower objective
+    ``|u - w|^2 / 2 + step * value(u)``: the prox is its minimiser.  Checked for one vector of
+    finite points and one positive step (the objective needs a scalar step); an identity prox,
+    or one that returns NaN-free nonsense, fails at the shrunk candidates for any penalty that
+    grows with |w|."""
+    steps = np.unique(np.asarray(step, dtype=float))
+    if w.ndim != 1 or steps.size != 1 or not steps[0] > 0 or not np.isfinite(w).all():
+        return
+    s = float(steps[0])
+
+    def objective(u: np.ndarray) -> float:
+        return 0.5 * float((u - w) @ (u - w)) + s * float(bound.value(u))
+
+    at_prox = objective(proxed)
+    tolerance = PROX_TOLERANCE * (1.0 + abs(at_prox) + 0.5 * float(w @ w))
+    for label, u in (("w itself", w), ("0", np.zeros_like(w))) + tuple(
+            (f"w shrunk by {t:g}", (1.0 - t) * w) for t in (0.5, 0.1, 0.01, 0.001)):
+        better = objective(u)
+        if better < at_prox - tolerance:
+            bound.penalty.fail(f"prox(w, {s:g}) is not a proximal point: |u - w|^2 / 2 + step * value(u) is "
+                               f"{at_prox:.6g} at the returned u but {better:.6g} at u = {label} "
+                               f"(interp.testing.check_penalty shows where)")
 
 
 @attrs.frozen
@@ -357,14 +421,24 @@ class Embedding(Component):
     def features(self, matrix: Any, hyper: Mapping[str, Any] | None = None) -> EmbeddedFeatures:
         """``embed(matrix, **hyper)`` as an ``EmbeddedFeatures`` record, its shape checked;
         ``hyper``: the parameters as `resolve_hyper` returns them (default: ``defaults``)."""
-        out = self.embed(matrix, **(self.defaults if hyper is None else hyper))
-        if not isinstance(out, EmbeddedFeatures):
-            out = EmbeddedFeatures(vectors=np.asarray(out, dtype=float))
-        vectors = np.asarray(out.vectors, dtype=float)
+        with attributed(self, "embed"):
+            out = self.embed(matrix, **(self.defaults if hyper is None else hyper))
+            if not isinstance(out, EmbeddedFeatures):
+                out = EmbeddedFeatures(vectors=np.asarray(out, dtype=float))
+            vectors = np.asarray(out.vectors, dtype=float)
         if vectors.ndim != 2 or vectors.shape[0] != matrix.shape[0]:
             raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned shape "
                               f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)", plugin=self.plugin)
+        if not np.isfinite(vectors).all():
+            raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned NaN or infinite "
+                              f"vectors", plugin=self.plugin)
         return attrs.evolve(out, vectors=vectors)
+
+
+#: the symbols the formula grammar reads, by the arity of the operator they stand for
+#: (``interp_propositional.formula`` gives each its precedence); any other operator is written
+#: as a call, ``name(a, b, c)``
+OPERATOR_SYMBOLS: dict[int, tuple[str, ...]] = {1: ("~",), 2: ("&", "|", "^", "->", "<->")}
 
 
 def _bits(values: Any) -> tuple[int, ...]:
@@ -409,6 +483,11 @@ class KernelOperator(Component):
                       f"{2**self.arity} needed")
         if any(v not in (0, 1) for v in self.truth_table):
             self.fail("truth table entries must be 0 or 1")
+        readable = OPERATOR_SYMBOLS.get(self.arity, ())
+        if not isinstance(self.symbol, str) or (self.symbol and self.symbol not in readable):
+            takes = f"one of {', '.join(readable)}, or none" if readable else "none"
+            self.fail(f"the formula parser cannot read the symbol {self.symbol!r}: an operator of arity "
+                      f"{self.arity} takes {takes} (written {self.name}(...))")
 
     def combine(self, blocks: list) -> list:
         """The joint-state counts ``out[u][v]`` of ``name(f1, ..., fk)`` from its operands'.

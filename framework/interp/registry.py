@@ -30,6 +30,7 @@ from . import hookcheck, hookspecs
 from .components import Component, Embedding, KernelOperator, Method, Penalty, RidgeFamily
 from .errors import PluginError
 from .names import Conflict, both_or_all, listed, settle
+from .plugin import unread_attributes
 
 GROUP = "interp"
 CORE_DISTRIBUTION = "interp"
@@ -238,6 +239,7 @@ def _register(pm: pluggy.PluginManager, plugin: object, info: PluginInfo) -> boo
     before = hookcheck.spec_names(pm)
     try:
         info.replaces = declared_replaces(plugin)
+        _check_attributes(plugin, info, before)
         pm.register(plugin, name=info.name)
     except Exception as err:  # noqa: BLE001 - a broken plugin must not break the others
         if pm.has_plugin(info.name):
@@ -249,6 +251,15 @@ def _register(pm: pluggy.PluginManager, plugin: object, info: PluginInfo) -> boo
     info.hookspecs = sorted(hookcheck.spec_names(pm) - before)
     info.hooks = _hooks(pm, plugin)
     return True
+
+
+def _check_attributes(plugin: object, info: PluginInfo, hooks: Iterable[str]) -> None:
+    """Warn of each attribute of the plugin's class that interp never reads (`unread_attributes`,
+    a misspelled ``penaltys``); in strict mode refuse the plugin (a ``PluginError``)."""
+    for message in unread_attributes(plugin, hooks):
+        if _strict():
+            raise PluginError(message)
+        warnings.warn(f"interp plugin {info.name!r} ({info.source}): {message}", PluginWarning, stacklevel=4)
 
 
 def _hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:

@@ -176,8 +176,9 @@ def test_bad_input_from_a_method_stays_exit_2(buggy):
 def test_a_method_whose_run_cannot_be_imported_is_one_line(buggy):
     result = CliRunner().invoke(cli, ["run", "--plugin", "broken", "--dataset", "diabetes"])
     assert result.exit_code == 2
-    assert result.output.strip() == ("Error: plugin 'bugs' cannot run 'broken': ModuleNotFoundError: "
-                                     "No module named 'interp_no_such_module'")
+    assert result.output.strip() == ("Error: plugin 'bugs' cannot run 'broken' here: missing dependency "
+                                     "'interp_no_such_module' (ModuleNotFoundError: No module named "
+                                     "'interp_no_such_module')")
 
 
 def test_the_report_shows_a_bug_as_a_failed_section(buggy, tmp_path):

@@ -1,0 +1,113 @@
+"""A plugin class attribute interp never reads (a misspelled catalogue) is reported, not ignored."""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import interp
+from interp.cli import cli
+from interp.registry import PluginWarning
+from interp.testing import registered
+
+LASSO = interp.Penalty("lasso_typo", value=lambda w: float(np.abs(w).sum()),
+                       prox=lambda w, s: np.sign(w) * np.maximum(np.abs(w) - s, 0.0))
+
+
+class Misspelled(interp.Plugin):
+    penaltys = (LASSO,)
+
+
+class WithPrivateHelper(interp.Plugin):
+    penalties = (LASSO,)
+    _cache: dict = {}
+
+    def _helper(self):
+        return 1
+
+
+class PlainMisspelled:  # not an interp.Plugin: only names close to a known one are reported
+    replace = "facets"
+    version_note = "free to name anything"
+
+    @interp.hookimpl
+    def register_penalties(self, register):
+        register(LASSO)
+
+
+def test_a_misspelled_catalogue_is_a_warning_with_the_name_it_is_close_to():
+    with pytest.warns(PluginWarning) as caught:
+        with registered(Misspelled(), "typos"):
+            assert "lasso_typo" not in interp.get_registry().penalties
+    assert [str(w.message) for w in caught] == [
+        "interp plugin 'typos' (inline): attribute 'penaltys' of Misspelled is not one interp reads (did you mean "
+        "'penalties'?); name a helper with a leading underscore"]
+
+
+def test_strict_mode_refuses_the_plugin(monkeypatch):
+    monkeypatch.setenv("INTERP_STRICT_PLUGINS", "1")
+    with pytest.raises(interp.PluginError, match=r"failed to register: PluginError: attribute 'penaltys' of "
+                                                 r"Misspelled is not one interp reads \(did you mean 'penalties'\?\)"):
+        interp.registry.register_plugin(Misspelled(), "typos")
+
+
+def test_private_helpers_and_a_plain_class_s_own_names_are_not_reported(recwarn):
+    with registered(WithPrivateHelper(), "helpers"):
+        assert "lasso_typo" in interp.get_registry().penalties
+    assert not [w for w in recwarn if issubclass(w.category, PluginWarning)]
+    with pytest.warns(PluginWarning, match=r"attribute 'replace' of PlainMisspelled is not one interp reads "
+                                           r"\(did you mean 'replaces'\?\)") as caught:
+        with registered(PlainMisspelled(), "plain"):
+            pass
+    assert not any("version_note" in str(w.message) for w in caught)
+
+
+def test_the_built_in_plugins_load_without_a_warning():
+    result = CliRunner().invoke(cli, ["plugins"])
+    assert result.exit_code == 0 and "warning" not in result.stderr
+
+
+# -- operator symbols: the parser reads what the printer writes ------------------------------------
+@pytest.mark.parametrize("symbol, arity", [("=>", 2), ("%", 2), ("&", 3), ("~", 2), ("->", 1)])
+def test_a_symbol_the_formula_parser_cannot_read_is_refused_in_one_line(symbol, arity):
+    with pytest.raises(interp.PluginError) as caught:
+        interp.KernelOperator("implies2", arity, (1,) * 2**arity, symbol=symbol)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(
+        f"invalid kernel operator 'implies2': the formula parser cannot read the symbol {symbol!r}: an operator of "
+        f"arity {arity} takes ")
+
+
+def test_the_grammar_reads_exactly_the_symbols_an_operator_may_have():
+    from interp.components import OPERATOR_SYMBOLS
+    from interp_propositional import formula
+
+    assert set(OPERATOR_SYMBOLS[2]) == set(formula._INFIX) and OPERATOR_SYMBOLS[1] == (formula._PREFIX,)
+
+
+def test_check_kernel_operator_parses_what_the_printer_writes():
+    from interp.testing import check_kernel_operator
+
+    for symbol in ("", "->", "<->"):
+        check_kernel_operator(interp.KernelOperator("nimp2", 2, (0, 0, 1, 0), symbol=symbol))
+
+
+MAJ = """
+import interp
+
+class Plugin:
+    @interp.hookimpl
+    def register_kernel_operators(self, register):
+        register(interp.KernelOperator("maj3", 3, (0, 0, 0, 1, 0, 1, 1, 1)))
+"""
+
+
+def test_a_contested_operator_says_why_it_is_not_available(install_fake):
+    from interp_propositional.formula import FormulaError, parse
+
+    for name in ("apx", "zpx"):
+        install_fake(f"fake-{name}", {name: f"fake_{name}:Plugin"}, {f"fake_{name}": MAJ})
+    with pytest.warns(PluginWarning):
+        interp.get_registry()
+    with pytest.raises(FormulaError, match=r"operator 'maj3' is not available: interp plugins 'apx' and 'zpx' both "
+                                           r"register the kernel operator 'maj3': neither gets it"):
+        parse("maj3(a, b, c) & d")
