@@ -15,6 +15,7 @@ a collision refuses only the colliding name.  The outcome is recorded on the plu
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import traceback
@@ -282,14 +283,17 @@ def _info(name: str) -> PluginInfo:
     return _State.infos.setdefault(name, PluginInfo(name, "inline", ""))
 
 
-def _load_entry_points(pm: pluggy.PluginManager) -> dict[str, PluginInfo]:
-    """Load every entry point of the group; a plugin name given by several distributions is
-    the built-in's when one of them is built-in, nobody's otherwise."""
+def _load_entry_points(pm: pluggy.PluginManager, only: Iterable[str] | None = None) -> dict[str, PluginInfo]:
+    """Load every entry point of the group (``only``: those of these plugin names); a plugin
+    name given by several distributions is the built-in's when one of them is built-in, nobody's
+    otherwise."""
     infos: dict[str, PluginInfo] = {}
     disabled = _disabled()
     by_name: dict[str, list] = {}
+    wanted = None if only is None else set(only)
     for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
-        by_name.setdefault(ep.name, []).append(ep)
+        if wanted is None or ep.name in wanted:
+            by_name.setdefault(ep.name, []).append(ep)
     for name, eps in by_name.items():
         infos_here = [_entry_point_info(ep) for ep in eps]
         usable = _usable_entry_point(name, infos_here)
@@ -345,6 +349,28 @@ def plugin_manager() -> pluggy.PluginManager:
         _check_hooks(pm, _State.infos)
         _State.pm = pm
     return _State.pm
+
+
+@contextlib.contextmanager
+def isolated(names: Iterable[str]) -> Iterator[Registry]:
+    """Inside the block, the only plugins are the installed ones named ``names`` (loaded from
+    their entry points, as if nothing else were installed); afterwards the process's plugins
+    are back as they were.  ``interp.testing.plugins_only`` is the form tests use."""
+    names = list(dict.fromkeys(names))
+    installed = {ep.name for ep in entry_points(group=GROUP)}
+    unknown = [name for name in names if name not in installed]
+    if unknown:
+        raise ValueError(f"no installed plugin is named {unknown[0]!r}; installed: {', '.join(sorted(installed))}")
+    saved = (_State.pm, _State.infos, _State.registry, _State.registry_key, _State.gathered)
+    reset()
+    try:
+        pm = _new_manager()
+        _State.infos = _load_entry_points(pm, only=names)
+        _check_hooks(pm, _State.infos)
+        _State.pm = pm
+        yield get_registry()
+    finally:
+        _State.pm, _State.infos, _State.registry, _State.registry_key, _State.gathered = saved
 
 
 def register_plugin(plugin: object, name: str, source: str = "inline", version: str = "") -> PluginInfo:

@@ -111,3 +111,33 @@ def test_a_contested_operator_says_why_it_is_not_available(install_fake):
     with pytest.raises(FormulaError, match=r"operator 'maj3' is not available: interp plugins 'apx' and 'zpx' both "
                                            r"register the kernel operator 'maj3': neither gets it"):
         parse("maj3(a, b, c) & d")
+
+
+# -- a registry of chosen plugins only -------------------------------------------------------------
+CAPPED = """
+import interp
+import numpy as np
+
+class Plugin(interp.Plugin):
+    penalties = (interp.Penalty("capped_extra", value=lambda w: float(np.abs(w).sum()),
+                                prox=lambda w, s: np.sign(w) * np.maximum(np.abs(w) - s, 0.0)),)
+"""
+
+
+def test_plugins_only_runs_a_block_against_the_chosen_installed_plugins(install_fake):
+    from interp.testing import plugins_only, registered
+
+    install_fake("fake-extra", {"extra": "fake_extra:Plugin"}, {"fake_extra": CAPPED})
+    assert "capped_extra" in interp.get_registry().penalties
+    with plugins_only("facets") as registry:
+        assert [info.name for info in registry.plugins] == ["facets"]
+        assert "capped_extra" not in interp.get_registry().penalties and "l1" in registry.penalties
+        with registered(Misspelled.__base__(), "bare"):  # registering inside the block still works
+            assert interp.registry.plugin_manager().has_plugin("bare")
+        listing = CliRunner().invoke(cli, ["plugins"])
+        assert listing.exit_code == 0 and "extra" not in listing.output and "propositional" not in listing.output
+    assert "capped_extra" in interp.get_registry().penalties
+    assert not interp.registry.plugin_manager().has_plugin("bare")
+    with pytest.raises(ValueError, match="no installed plugin is named 'nope'; installed: extra, facets, "):
+        with plugins_only("facets", "nope"):
+            pass
