@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 import attrs
 import click
 
-from . import __version__
+from .version import __version__
 from .components import Option
 from .data import Dataset, bundled_datasets, load_dataset, missing_file
 from .errors import InterpError
@@ -301,7 +301,8 @@ def _click_options(opt: Option, registry: Any) -> list[click.Option]:
         return [click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default),
                              help=visible(opt.help), show_default=True)]
     kind = click.Choice(opt.choices) if opt.choices else _TYPES[opt.type]
-    option = click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=visible(opt.help),
+    bounds = f" (range: {opt.range_text})" if opt.range_text else ""
+    option = click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=visible(opt.help + bounds),
                           show_default=opt.default is not None, metavar="NAMES" if opt.many else None)
     if opt.params_name is None:
         return [option]

@@ -29,6 +29,7 @@ import copy
 import importlib
 import keyword
 import numbers
+import re
 from typing import Any, Callable, ClassVar, Mapping
 
 import attrs
@@ -39,6 +40,15 @@ from .errors import InputError, PluginError
 
 __all__ = ["Component", "RidgeFamily", "Penalty", "BoundPenalty", "Embedding", "EmbeddedFeatures",
            "KernelOperator", "Option", "Method"]
+
+
+def first_sentence(doc: str) -> str:
+    """The first sentence of a docstring's first paragraph on one line, however its lines wrap
+    (a sentence ends at ".", "!" or "?" before a blank and a capital letter, so "e.g. x" does
+    not end one); the whole paragraph when it has no such end."""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    end = re.search(r"[.!?](?=\s+[A-Z])", paragraph)
+    return paragraph[: end.end()] if end else paragraph
 
 
 class Component:
@@ -68,7 +78,7 @@ class Component:
         if description is not None:
             self._set("description", description)
         elif not self.description and type(self).__doc__ and type(self).__module__ != __name__:
-            self._set("description", type(self).__doc__.strip().splitlines()[0])
+            self._set("description", first_sentence(type(self).__doc__))
         for field, value in behaviour.items():
             if value is not None:
                 self._set(field, value)
@@ -637,6 +647,15 @@ class Option:
             raise InputError(f"{self.flag} must be <= {self._shown(self.max)}, got {self._shown(value)}")
         return value
 
+    @property
+    def range_text(self) -> str:
+        """The bounds of a number option as ``--help`` shows them ("1 to 12", ">= 0"), or ""."""
+        if self.min is not None and self.max is not None:
+            return f"{self._shown(self.min)} to {self._shown(self.max)}"
+        if self.min is not None:
+            return f">= {self._shown(self.min)}"
+        return f"<= {self._shown(self.max)}" if self.max is not None else ""
+
     def _shown(self, bound: float) -> str:
         """A bound or value as the messages print it: 10,000,000 for an integer option, 1e+06 for a float one."""
         return f"{int(bound):,}" if self.type is int else f"{bound:g}"
@@ -667,7 +686,7 @@ class Method:
 
     ``run(data, ctx, **options) -> Explanation`` receives a validated ``interp.Dataset``, an
     ``interp.RunContext`` (seed, quiet, output folder, jobs) and every declared option, already
-    converted and defaulted from ``options`` (`resolve_options`); the core fills in the
+    converted and defaulted from ``options`` (``interp.component_options.resolve_options``); the core fills in the
     plugin name, version and data set of the result, and its ``params`` with the resolved
     options (and the seed) under the ones the method gives.  ``run`` is a callable or a ``"package.module:function"`` string,
     imported only when the method runs, so that listing plugins stays fast.  ``task`` is
@@ -726,21 +745,3 @@ class Method:
         """The run callable (imports its module when ``run`` is a string)."""
         return _load_callable(self.run) if isinstance(self.run, str) else self.run
 
-    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """What ``run`` receives: every declared option, the given value (converted and
-        checked) or, when it is not given or None, its default; then the options that name
-        components resolved against the registry (`interp.component_options.resolve`)."""
-        given = dict(given or {})
-        known = [o.name for o in self.options] + [o.params_name for o in self.options if o.params_name]
-        unknown = sorted(set(given) - set(known))
-        if unknown:
-            raise InputError(f"method {self.name!r} has no option {unknown[0]!r}; it takes: "
-                             + (", ".join(known) or "none"))
-        resolved = {o.name: o.default if given.get(o.name) is None else o.convert(given[o.name])
-                    for o in self.options}
-        if not any(o.catalogue for o in self.options):
-            return resolved
-        from .component_options import resolve  # it reads the registry, which imports this module
-
-        return resolve(self.options, resolved, {o.params_name: given.get(o.params_name)
-                                                 for o in self.options if o.params_name})

@@ -15,6 +15,7 @@ import attrs
 from . import progress
 from .attribution import owner
 from .data import Dataset
+from .component_options import resolve_options
 from .components import Method
 from .errors import InputError, InterpError, PluginError
 from .registry import get_registry, plugin_manager, resolve
@@ -146,7 +147,7 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
     parameters.
 
     ``options`` are converted, checked and completed with their declared defaults before the
-    method sees them (``Method.resolve_options``).  Data with missing numbers reach only a method
+    method sees them (``interp.component_options.resolve_options``).  Data with missing numbers reach only a method
     that declares it takes them (``Method.missing``).  The result's ``params`` are those resolved
     options and the seed, updated with the ``params`` the method returns: a method gives only
     what it resolved further (a chosen value, a default that depends on the data).  An
@@ -163,7 +164,7 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
     data.require(method.task)
     if not method.missing:
         data.check_complete()
-    resolved = method.resolve_options(options)
+    resolved = resolve_options(method, options)
     with blame(method):
         run = method.load()
         with progress.quiet(ctx.quiet), literal_text():

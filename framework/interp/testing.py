@@ -48,7 +48,6 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from .components import Component, EmbeddedFeatures, Embedding, KernelOperator, Penalty, RidgeFamily
-from .errors import InputError
 from .hookcheck import without_addresses
 from .registry import PluginInfo, Registry, isolated, register_plugin, unregister_plugin
 
@@ -488,24 +487,6 @@ def check_kernel_operator(op: KernelOperator) -> None:
     _require(op, KernelOperator, "check_kernel_operator")
     with _calling(op, "the check"):
         _check_combine(op)
-    _check_printed_formula_parses(op)
-
-
-def _check_printed_formula_parses(op: KernelOperator) -> None:
-    """The formula printer writes ``op`` with its symbol (or as a call); the parser must read
-    what it prints back as the same tree (checked where the propositional plugin is installed)."""
-    try:
-        from interp_propositional.formula import Leaf, Op, parse, to_string
-    except ImportError:
-        return
-    tree = Op(op.name, tuple(Leaf(f"x{i}") for i in range(op.arity)), op)
-    text = to_string(tree)
-    try:
-        back = parse(text, {op.name: op})
-    except InputError as err:
-        _fail(op, f"the formula parser cannot read {text!r}, which the printer writes: {str(err).splitlines()[0]}")
-    if back != tree:
-        _fail(op, f"the formula parser reads {text!r}, which the printer writes, as {to_string(back)!r}")
 
 
 def _check_combine(op: KernelOperator) -> None:

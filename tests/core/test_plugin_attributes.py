@@ -84,11 +84,15 @@ def test_the_grammar_reads_exactly_the_symbols_an_operator_may_have():
     assert set(OPERATOR_SYMBOLS[2]) == set(formula._INFIX) and OPERATOR_SYMBOLS[1] == (formula._PREFIX,)
 
 
-def test_check_kernel_operator_parses_what_the_printer_writes():
+@pytest.mark.parametrize("symbol, arity", [(s, 2) for s in ("&", "|", "^", "->", "<->")] + [("~", 1)])
+def test_every_symbol_an_operator_may_have_parses_back_as_printed(symbol, arity):
     from interp.testing import check_kernel_operator
+    from interp_propositional.formula import Leaf, Op, parse, to_string
 
-    for symbol in ("", "->", "<->"):
-        check_kernel_operator(interp.KernelOperator("nimp2", 2, (0, 0, 1, 0), symbol=symbol))
+    op = interp.KernelOperator("mine", arity, (0, 1, 1, 0)[: 2**arity], symbol=symbol)
+    check_kernel_operator(op)
+    tree = Op("mine", tuple(Leaf(f"x{i}") for i in range(arity)), op)
+    assert symbol in to_string(tree) and parse(to_string(tree), {"mine": op}) == tree
 
 
 MAJ = """

@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 import interp
 from interp.errors import InputError
@@ -38,13 +39,18 @@ def test_every_kind_renders_to_python_that_parses_and_a_pyproject_with_its_entry
     assert {"pyproject.toml", "README.md", "src/interp_dead_zone/__init__.py", "src/interp_dead_zone/plugin.py",
             "tests/test_dead_zone.py"} <= set(files)
     for path, text in files.items():
-        assert "$" not in text, path  # every placeholder substituted
+        assert "$" not in text.replace("${{ matrix.", ""), path  # every placeholder substituted (not GitHub's)
         if path.endswith(".py"):
             ast.parse(text, filename=path)
     project = tomllib.loads(files["pyproject.toml"])["project"]
     assert project["name"] == "interp-dead-zone"
     assert project["entry-points"]["interp"] == {"dead_zone": "interp_dead_zone.plugin:DeadZonePlugin"}
     assert "## What to edit" in files["README.md"] and "interp new-plugin dead_zone --kind " + kind in files["README.md"]
+    workflow = yaml.safe_load(files[".github/workflows/tests.yml"])  # CI: its tests, strict about plugins
+    steps = workflow["jobs"]["test"]["steps"]
+    assert steps[-2]["run"] == 'python -m pip install -e ".[test]"' and steps[-1]["run"] == "python -m pytest"
+    assert steps[-1]["env"] == {"INTERP_STRICT_PLUGINS": "1"}
+    assert steps[1]["with"]["python-version"] == "${{ matrix.python-version }}"
 
 
 def test_the_package_is_written_where_asked_and_listed(run, tmp_path):
@@ -52,7 +58,7 @@ def test_the_package_is_written_where_asked_and_listed(run, tmp_path):
     assert result.exit_code == 0, result.output
     root = tmp_path / "plugins" / "interp-dead-zone"
     written = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-    assert written == ["README.md", "pyproject.toml", "src/interp_dead_zone/__init__.py",
+    assert written == [".github/workflows/tests.yml", "README.md", "pyproject.toml", "src/interp_dead_zone/__init__.py",
                        "src/interp_dead_zone/components.py", "src/interp_dead_zone/plugin.py",
                        "tests/test_dead_zone.py"]
     assert all(f"    {name}" in result.output for name in written)
@@ -94,7 +100,7 @@ def test_every_template_is_package_data():
     templates = [str(p.relative_to(TEMPLATES.parent)) for p in TEMPLATES.rglob("*") if p.is_file()]
     assert templates and all(any(fnmatch.fnmatch(t, pattern) for pattern in patterns) for t in templates)
     used = {source for kind in KINDS.values() for source, _ in kind.files}
-    used |= {"pyproject.toml", "README.md", "__init__.py"} | {f"{k}/README.part.md" for k in KINDS}
+    used |= {"pyproject.toml", "README.md", "__init__.py", "ci/tests.yml"} | {f"{k}/README.part.md" for k in KINDS}
     assert {t.removeprefix("templates/").removesuffix(".tmpl") for t in templates} == used
 
 
