@@ -33,7 +33,7 @@ def summary(est, model: str | None = None) -> Text:
 def reading(effect: "Effects | None" = None, kept_model: bool = False) -> Text:
     """How a person reads the map, under it: what length and angle mean, and where the table
     says what a larger value does to the output (``effect``, `effects`); without it, why not
-    (``kept_model``: there was a model, whose output is not one number)."""
+    (``kept_model``: there was a model, but no one output to ask)."""
     text = ("How to read the map: each feature the model uses is a point. Its length (distance from the centre) "
             "is its importance, how often it lies on the model's tree paths (the longest is 1). Its angle places "
             "it among the others: features at close angles lie close together on the same paths (the model uses "
@@ -43,7 +43,7 @@ def reading(effect: "Effects | None" = None, kept_model: bool = False) -> Text:
         text += (f"the table's last column does, for {effect.output} (the mean over the data when the feature "
                  f"moves from its 25th to its 75th percentile).")
     elif kept_model:
-        text += "not shown, as the model's output is not one number (more than two classes)."
+        text += "not shown, as the model gives no one output to ask (no predict, or more than two classes)."
     else:
         text += ("not shown, as the forest grown here keeps only its paths (explain a fitted model, --model "
                  "or --model-file, to see it).")
@@ -83,10 +83,11 @@ def effects(model, X, classes=None, max_rows: int = 500) -> Effects | None:
     the first ``max_rows`` rows of ``X``) does to the model's mean output: ``predict`` of a
     regressor, the probability of the second class of a binary classifier (named from
     ``classes``, default the model's ``classes_``).  None when the model gives no one output
-    to follow (no model, or more than two classes).  Two predictions of at most ``max_rows``
+    to follow (no model, none it can ask, or more than two classes).  Two predictions of at most ``max_rows``
     rows per feature."""
     known = getattr(model, "classes_", None)
-    if model is None or (known is not None and len(known) != 2):
+    answers = hasattr(model, "predict_proba") if known is not None else hasattr(model, "predict")
+    if model is None or not answers or (known is not None and len(known) != 2):
         return None
     if known is not None:
         output, label = (lambda Z: model.predict_proba(Z)[:, 1]), f"P({class_name((known if classes is None else classes)[1])})"

@@ -66,6 +66,7 @@ def test_what_a_larger_value_does_to_the_models_output():
     assert found.output == "P(yes)" and (found.words[0], found.words[2]) == ("raises", "lowers")
     three = GradientBoostingClassifier(n_estimators=5, random_state=0).fit(X, np.digitize(X[:, 0], [-0.5, 0.5]))
     assert render.effects(three, X) is None and render.effects(None, X) is None
+    assert render.effects(list(classifier.estimators_[:, 0]), X) is None  # trees without a predict of their own
 
 
 def test_a_run_with_a_model_trained_here_names_the_class_it_follows(with_a_constant):
