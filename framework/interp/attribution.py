@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 from .errors import InterpError
 
-__all__ = ["attributed", "call", "owner"]
+__all__ = ["attributed", "owner"]
 
 _MARK = "interp_plugin"
 
@@ -37,12 +37,6 @@ def attributed(component: Any, method: str) -> Iterator[None]:
                 err.add_note(f"(raised in {component.kind} {component.name!r} from plugin {plugin!r}, "
                              f"by its {method})")
         raise
-
-
-def call(component: Any, method: str, *args: Any, **kwargs: Any) -> Any:
-    """``component.<method>(*args, **kwargs)`` inside `attributed` (for a call in an expression)."""
-    with attributed(component, method):
-        return getattr(component, method)(*args, **kwargs)
 
 
 def owner(err: BaseException) -> str:

@@ -499,6 +499,17 @@ class KernelOperator(Component):
             self.fail(f"the formula parser cannot read the symbol {self.symbol!r}: an operator of arity "
                       f"{self.arity} takes {takes} (written {self.name}(...))")
 
+    def combined(self, blocks: list) -> list:
+        """``combine(blocks)`` as a consumer calls it: an exception inside is the operator's
+        plugin's (``interp.attribution``), and a result that is not the 2 x 2 nested counts
+        ``out[u][v]`` is refused (``fail``) before the consumer trips over it."""
+        with attributed(self, "combine"):
+            out = self.combine(blocks)
+        if not _two_by_two(out):
+            self.fail(f"combine of {len(blocks)} operands returned {type(out).__name__}, not the 2 x 2 nested "
+                      f"counts out[u][v]")
+        return out
+
     def combine(self, blocks: list) -> list:
         """The joint-state counts ``out[u][v]`` of ``name(f1, ..., fk)`` from its operands'.
 
@@ -519,6 +530,14 @@ class KernelOperator(Component):
                 u, v = self.truth_table[r], self.truth_table[r2]
                 out[u][v] = out[u][v] + product
         return out
+
+
+def _two_by_two(out: Any) -> bool:
+    """Whether ``out`` is indexed as ``out[u][v]`` for u, v in 0, 1 (lists, tuples or an array)."""
+    try:
+        return len(out) == 2 and all(len(row) == 2 for row in out) and not isinstance(out, (str, dict))
+    except TypeError:
+        return False
 
 
 # -- methods ------------------------------------------------------------------------------------

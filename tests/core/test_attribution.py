@@ -289,3 +289,26 @@ def test_every_call_from_a_built_in_method_into_a_component_names_the_components
                 evaluate(np.ones(1), X[:, 0])
             assert owner(family_error.value) == "raisers"
     assert owner(kernel_error.value) == "raisers"
+
+
+class FlatCombine(interp.KernelOperator):
+    name, arity, truth_table = "flat_combine", 2, (0, 1, 1, 0)
+
+    def combine(self, blocks):
+        return [value for row in super().combine(blocks) for value in row]  # four counts, not 2 x 2
+
+
+class FlatCombinePlugin(interp.Plugin):
+    kernel_operators = (FlatCombine(),)
+
+
+def test_a_combine_of_the_wrong_shape_is_refused_naming_its_plugin():
+    from interp_propositional import propositional_kernel
+
+    X = (np.random.default_rng(0).uniform(size=(8, 3)) > 0.5).astype(int)
+    with registered(FlatCombinePlugin(), "flat_ops"):
+        with pytest.raises(interp.PluginError, match=r"^invalid kernel operator 'flat_combine' from plugin 'flat_ops': "
+                                                     r"combine of 2 operands returned list, not the 2 x 2 nested "
+                                                     r"counts out\[u\]\[v\]$") as caught:
+            propositional_kernel("flat_combine(a, b)", X)
+    assert caught.value.plugin == "flat_ops"
