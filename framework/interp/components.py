@@ -439,9 +439,6 @@ class Embedding(Component):
         if vectors.ndim != 2 or vectors.shape[0] != matrix.shape[0]:
             raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned shape "
                               f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)", plugin=self.plugin)
-        if not np.isfinite(vectors).all():
-            raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned NaN or infinite "
-                              f"vectors", plugin=self.plugin)
         return attrs.evolve(out, vectors=vectors)
 
 
