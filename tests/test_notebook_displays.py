@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator
 
 from interp import Explanation, Formula, Table, Text, load_dataset
 from interp.markup import audit
-from interp.preprocessing import binarize_unless_binary
+from interp.binarize import binarize_unless_binary
 from interp.report import explanation_html
 from interp_facets import FacetsClassifier, FacetsClassifierCV, FacetsRegressor, card_display
 from interp_featurevec import FeatureVectors

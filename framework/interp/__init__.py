@@ -5,12 +5,7 @@ The public face: ``get_registry()`` (what the installed plugins registered), ``p
 ``Explanation`` result type.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
-
-try:
-    __version__ = _version("interp")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0+unknown"
+from .version import __version__
 
 from .components import (BoundPenalty, Component, EmbeddedFeatures, Embedding, KernelOperator, Method, Option,
                          Penalty, RidgeFamily)

@@ -27,9 +27,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .errors import InputError
 from .data import as_numeric
-from .preprocessing import ColumnLogic
+from .preprocessing import BinaryFeatures, ColumnLogic, is_binary
 
-__all__ = ["TabularBinarizer"]
+__all__ = ["TabularBinarizer", "binarize_unless_binary"]
 
 _MISSING = "missing"
 
@@ -182,3 +182,26 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         check_is_fitted(self, "feature_names_out_")
         return self.feature_names_out_.copy()
+
+
+def binarize_unless_binary(X: Any, names: Sequence[str], *, raw: Any = None, logic: ColumnLogic | None = None,
+                           mode: str = "auto", n_thresholds: int = 3, max_levels: int = 10) -> BinaryFeatures:
+    """0/1 features for a method that reads binary data.
+
+    ``mode``: "auto" binarises when some column is not 0/1, "always" binarises every column
+    (0/1 columns pass through the binarizer unchanged), "never" returns ``X`` as it is.  ``raw``
+    is the table before numeric encoding (``Dataset.raw``), read in preference to ``X`` so that
+    text levels keep their names.  ``logic`` is what the columns of ``X`` say of each other
+    (``Dataset.column_logic()``), kept when they pass through; binarised columns get the
+    binarizer's.
+    """
+    if mode not in ("auto", "always", "never"):
+        raise InputError(f"binarize must be auto, always or never, got {mode!r}")
+    X = np.asarray(X, dtype=float)
+    if mode == "never" or (mode == "auto" and is_binary(X)):
+        return BinaryFeatures(X=X, names=tuple(str(n) for n in names), logic=logic or ColumnLogic())
+    source = raw if raw is not None else pd.DataFrame(X, columns=[str(n) for n in names])
+    binarizer = TabularBinarizer(max_levels=max_levels, n_thresholds=n_thresholds).fit(source)
+    out = binarizer.transform(source)
+    return BinaryFeatures(X=out, names=tuple(str(n) for n in binarizer.get_feature_names_out()),
+                          binarizer=binarizer, logic=binarizer.column_logic())

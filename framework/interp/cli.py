@@ -9,6 +9,7 @@ and Python warnings are routed through it too (``InterpGroup``).
 from __future__ import annotations
 
 import contextlib
+import copy
 import contextvars
 import json
 import os
@@ -22,11 +23,11 @@ from typing import Any, Callable, Iterator
 import attrs
 import click
 
-from . import __version__
+from .version import __version__
 from .components import Option
 from .data import Dataset, bundled_datasets, load_dataset, missing_file
 from .errors import InterpError
-from .registry import CATALOGUES, PluginWarning, get_registry, library_catalogues
+from .registry import CATALOGUES, PluginCommand, PluginWarning, get_registry, library_catalogues
 from .registry import commands as plugin_commands
 from .runner import PluginBug, RunContext, run_method, save_result
 from .runs import check_run_folder, load_run
@@ -142,16 +143,40 @@ class InterpGroup(click.Group):
             return super().invoke(ctx)
 
     def _extra(self) -> dict[str, click.Command]:
-        """The plugins' commands (gathered again only when the loaded plugins change)."""
+        """The plugins' commands (gathered again only when the loaded plugins change), each with
+        interp's error handling (`_guarded`)."""
         _loaded_registry()
         found = _with_plugin_warnings(lambda: plugin_commands(self.commands))
-        return {name: entry.command for name, entry in found.items()}
+        return {name: _guarded(entry) for name, entry in found.items()}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self._extra()))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         return self.commands.get(name) or self._extra().get(name)
+
+
+def _guarded(entry: PluginCommand) -> click.Command:
+    """A copy of a plugin's command whose failures read as interp's own commands' do: an
+    ``InterpError`` (bad input) is one line and exit 2, any other exception one line naming the
+    plugin and exit 1 (``--debug``: its traceback first).  click's own exits pass."""
+    command = copy.copy(entry.command)
+    invoke = command.invoke
+
+    def guarded_invoke(ctx: click.Context) -> Any:
+        try:
+            return invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except PluginBug as err:
+            _bug(err)
+        except InterpError as err:
+            fail(str(err))
+        except Exception as err:  # noqa: BLE001 - anything else from a plugin's command is its bug
+            _bug(PluginBug(entry.plugin, entry.name, err, role="command"))
+
+    command.invoke = guarded_invoke
+    return command
 
 
 _DEBUG_HELP = "Show tracebacks: of a plugin's bug, and of each plugin that failed to load."
@@ -278,7 +303,8 @@ def _click_options(opt: Option, registry: Any) -> list[click.Option]:
         return [click.Option([opt.flag + "/--no-" + opt.flag[2:]], default=bool(opt.default),
                              help=visible(opt.help), show_default=True)]
     kind = click.Choice(opt.choices) if opt.choices else _TYPES[opt.type]
-    option = click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=visible(opt.help),
+    bounds = f" (range: {opt.range_text})" if opt.range_text else ""
+    option = click.Option([opt.flag, opt.name], type=kind, default=opt.default, help=visible(opt.help + bounds),
                           show_default=opt.default is not None, metavar="NAMES" if opt.many else None)
     if opt.params_name is None:
         return [option]

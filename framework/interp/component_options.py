@@ -1,7 +1,7 @@
 """Options that name registered components: one component with its parameters, or a selection.
 
 A method declares them with ``interp.Option(..., catalogue=...)`` (see its docstring), and
-``Method.resolve_options`` hands their converted values to `resolve`, which checks the names
+`resolve_options` hands their converted values to `resolve`, which checks the names
 against the registry, so that every method gets the same rules and the same one-line errors:
 
 - one component (``--penalty mcp``): it must be registered; its parameters come from the
@@ -23,13 +23,29 @@ import math
 import numbers
 from typing import Any, Mapping, Sequence
 
-from .components import Component, Option
+from .components import Component, Method, Option
 from .errors import InputError
 from .registry import CATALOGUES, Catalogue, get_registry, plural
 
-__all__ = ["resolve", "select", "parse_params"]
+__all__ = ["resolve_options", "resolve", "select", "parse_params"]
 
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+def resolve_options(method: Method, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What ``method.run`` receives: every declared option, the given value (converted and
+    checked) or, when it is not given or None, its default; then the options that name
+    components resolved against the registry (`resolve`)."""
+    given = dict(given or {})
+    options = method.options
+    known = [o.name for o in options] + [o.params_name for o in options if o.params_name]
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise InputError(f"method {method.name!r} has no option {unknown[0]!r}; it takes: " + (", ".join(known) or "none"))
+    resolved = {o.name: o.default if given.get(o.name) is None else o.convert(given[o.name]) for o in options}
+    if not any(o.catalogue for o in options):
+        return resolved
+    return resolve(options, resolved, {o.params_name: given.get(o.params_name) for o in options if o.params_name})
 
 
 def resolve(options: Sequence[Option], resolved: dict[str, Any],

@@ -29,15 +29,26 @@ import copy
 import importlib
 import keyword
 import numbers
+import re
 from typing import Any, Callable, ClassVar, Mapping
 
 import attrs
 import numpy as np
 
+from .attribution import attributed
 from .errors import InputError, PluginError
 
 __all__ = ["Component", "RidgeFamily", "Penalty", "BoundPenalty", "Embedding", "EmbeddedFeatures",
            "KernelOperator", "Option", "Method"]
+
+
+def first_sentence(doc: str) -> str:
+    """The first sentence of a docstring's first paragraph on one line, however its lines wrap
+    (a sentence ends at ".", "!" or "?" before a blank and a capital letter, so "e.g. x" does
+    not end one); the whole paragraph when it has no such end."""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    end = re.search(r"[.!?](?=\s+[A-Z])", paragraph)
+    return paragraph[: end.end()] if end else paragraph
 
 
 class Component:
@@ -67,7 +78,7 @@ class Component:
         if description is not None:
             self._set("description", description)
         elif not self.description and type(self).__doc__ and type(self).__module__ != __name__:
-            self._set("description", type(self).__doc__.strip().splitlines()[0])
+            self._set("description", first_sentence(type(self).__doc__))
         for field, value in behaviour.items():
             if value is not None:
                 self._set(field, value)
@@ -293,6 +304,7 @@ class BoundPenalty:
 
     penalty: Penalty
     hyper: Mapping[str, Any] = attrs.field(converter=dict)
+    _calls: list = attrs.field(factory=lambda: [0], init=False, repr=False)  # prox calls, for sampling
 
     @property
     def per_coordinate_steps(self) -> bool:
@@ -307,13 +319,75 @@ class BoundPenalty:
         return self.penalty.provides("subdiff_distance")
 
     def value(self, w: Any) -> float:
-        return self.penalty.value(w, **self.hyper)
+        """``Omega(w)``; NaN, or anything but a number, is the penalty's bug (``Penalty.fail``)."""
+        with attributed(self.penalty, "value"):
+            out = self.penalty.value(w, **self.hyper)
+            number = float(out)
+        if np.isnan(number):
+            self.penalty.fail(f"value returned {out!r} at points of shape {np.shape(w)}")
+        return out
 
     def prox(self, w: Any, step: Any) -> Any:
-        return self.penalty.prox(w, step, **self.hyper)
+        """The penalty's prox at ``w``, checked where it returns: an array of w's shape, finite
+        where w is, and, on a sample of the calls (the first few, then one in
+        ``PROX_SAMPLE_EVERY``), no worse a minimiser than a few candidates (`check_proximal`)."""
+        with attributed(self.penalty, "prox"):
+            out = self.penalty.prox(w, step, **self.hyper)
+            got = np.asarray(out, dtype=float)
+        if got.shape != np.shape(w):
+            self.penalty.fail(f"prox of points of shape {np.shape(w)} returned shape {got.shape}")
+        if not np.isfinite(got).all() and np.isfinite(w).all():
+            self.penalty.fail(f"prox returned NaN or infinity at finite points (step {_shown_step(step)})")
+        self._calls[0] += 1
+        if self._calls[0] <= PROX_SAMPLE_FIRST or self._calls[0] % PROX_SAMPLE_EVERY == 0:
+            check_proximal(self, np.asarray(w, dtype=float), step, got)
+        return out
 
     def subdiff_distance(self, w: Any, grad: Any) -> Any:
-        return self.penalty.subdiff_distance(w, grad, **self.hyper)
+        """The penalty's ``subdiff_distance``, checked to be of w's shape and free of NaN."""
+        with attributed(self.penalty, "subdiff_distance"):
+            out = self.penalty.subdiff_distance(w, grad, **self.hyper)
+            got = np.asarray(out, dtype=float)
+        if got.shape != np.shape(w) or np.isnan(got).any():
+            self.penalty.fail(f"subdiff_distance at points of shape {np.shape(w)} returned "
+                              f"{'NaN' if got.shape == np.shape(w) else f'shape {got.shape}'}")
+        return out
+
+
+#: the prox calls of a bound penalty checked by `check_proximal`: the first few, then one in so many
+PROX_SAMPLE_FIRST, PROX_SAMPLE_EVERY = 5, 64
+#: how much worse than a candidate a returned proximal point may be, relative to the objective's scale
+PROX_TOLERANCE = 1e-7
+
+
+def _shown_step(step: Any) -> str:
+    return f"{float(step):g}" if np.ndim(step) == 0 else f"an array of {np.size(step)}"
+
+
+def check_proximal(bound: BoundPenalty, w: np.ndarray, step: Any, proxed: np.ndarray) -> None:
+    """Refuse ``proxed`` as ``prox(w, step)`` when one of a few candidates u (``w`` itself, 0,
+    and w shrunk towards 0 by 50%, 10%, 1% and 0.1%) has a lower objective
+    ``|u - w|^2 / 2 + step * value(u)``: the prox is its minimiser.  Checked for one vector of
+    finite points and one positive step (the objective needs a scalar step); an identity prox,
+    or one that returns NaN-free nonsense, fails at the shrunk candidates for any penalty that
+    grows with |w|."""
+    steps = np.unique(np.asarray(step, dtype=float))
+    if w.ndim != 1 or steps.size != 1 or not steps[0] > 0 or not np.isfinite(w).all():
+        return
+    s = float(steps[0])
+
+    def objective(u: np.ndarray) -> float:
+        return 0.5 * float((u - w) @ (u - w)) + s * float(bound.value(u))
+
+    at_prox = objective(proxed)
+    tolerance = PROX_TOLERANCE * (1.0 + abs(at_prox) + 0.5 * float(w @ w))
+    for label, u in (("w itself", w), ("0", np.zeros_like(w))) + tuple(
+            (f"w shrunk by {t:g}", (1.0 - t) * w) for t in (0.5, 0.1, 0.01, 0.001)):
+        better = objective(u)
+        if better < at_prox - tolerance:
+            bound.penalty.fail(f"prox(w, {s:g}) is not a proximal point: |u - w|^2 / 2 + step * value(u) is "
+                               f"{at_prox:.6g} at the returned u but {better:.6g} at u = {label} "
+                               f"(interp.testing.check_penalty shows where)")
 
 
 @attrs.frozen
@@ -357,14 +431,21 @@ class Embedding(Component):
     def features(self, matrix: Any, hyper: Mapping[str, Any] | None = None) -> EmbeddedFeatures:
         """``embed(matrix, **hyper)`` as an ``EmbeddedFeatures`` record, its shape checked;
         ``hyper``: the parameters as `resolve_hyper` returns them (default: ``defaults``)."""
-        out = self.embed(matrix, **(self.defaults if hyper is None else hyper))
-        if not isinstance(out, EmbeddedFeatures):
-            out = EmbeddedFeatures(vectors=np.asarray(out, dtype=float))
-        vectors = np.asarray(out.vectors, dtype=float)
+        with attributed(self, "embed"):
+            out = self.embed(matrix, **(self.defaults if hyper is None else hyper))
+            if not isinstance(out, EmbeddedFeatures):
+                out = EmbeddedFeatures(vectors=np.asarray(out, dtype=float))
+            vectors = np.asarray(out.vectors, dtype=float)
         if vectors.ndim != 2 or vectors.shape[0] != matrix.shape[0]:
             raise PluginError(f"embedding {self.name!r} from plugin {self.plugin!r} returned shape "
                               f"{vectors.shape}, not (n_features = {matrix.shape[0]}, n_dims)", plugin=self.plugin)
         return attrs.evolve(out, vectors=vectors)
+
+
+#: the symbols the formula grammar reads, by the arity of the operator they stand for
+#: (``interp_propositional.formula`` gives each its precedence); any other operator is written
+#: as a call, ``name(a, b, c)``
+OPERATOR_SYMBOLS: dict[int, tuple[str, ...]] = {1: ("~",), 2: ("&", "|", "^", "->", "<->")}
 
 
 def _bits(values: Any) -> tuple[int, ...]:
@@ -409,6 +490,22 @@ class KernelOperator(Component):
                       f"{2**self.arity} needed")
         if any(v not in (0, 1) for v in self.truth_table):
             self.fail("truth table entries must be 0 or 1")
+        readable = OPERATOR_SYMBOLS.get(self.arity, ())
+        if not isinstance(self.symbol, str) or (self.symbol and self.symbol not in readable):
+            takes = f"one of {', '.join(readable)}, or none" if readable else "none"
+            self.fail(f"the formula parser cannot read the symbol {self.symbol!r}: an operator of arity "
+                      f"{self.arity} takes {takes} (written {self.name}(...))")
+
+    def combined(self, blocks: list) -> list:
+        """``combine(blocks)`` as a consumer calls it: an exception inside is the operator's
+        plugin's (``interp.attribution``), and a result that is not the 2 x 2 nested counts
+        ``out[u][v]`` is refused (``fail``) before the consumer trips over it."""
+        with attributed(self, "combine"):
+            out = self.combine(blocks)
+        if not _two_by_two(out):
+            self.fail(f"combine of {len(blocks)} operands returned {type(out).__name__}, not the 2 x 2 nested "
+                      f"counts out[u][v]")
+        return out
 
     def combine(self, blocks: list) -> list:
         """The joint-state counts ``out[u][v]`` of ``name(f1, ..., fk)`` from its operands'.
@@ -430,6 +527,14 @@ class KernelOperator(Component):
                 u, v = self.truth_table[r], self.truth_table[r2]
                 out[u][v] = out[u][v] + product
         return out
+
+
+def _two_by_two(out: Any) -> bool:
+    """Whether ``out`` is indexed as ``out[u][v]`` for u, v in 0, 1 (lists, tuples or an array)."""
+    try:
+        return len(out) == 2 and all(len(row) == 2 for row in out) and not isinstance(out, (str, dict))
+    except TypeError:
+        return False
 
 
 # -- methods ------------------------------------------------------------------------------------
@@ -558,6 +663,15 @@ class Option:
             raise InputError(f"{self.flag} must be <= {self._shown(self.max)}, got {self._shown(value)}")
         return value
 
+    @property
+    def range_text(self) -> str:
+        """The bounds of a number option as ``--help`` shows them ("1 to 12", ">= 0"), or ""."""
+        if self.min is not None and self.max is not None:
+            return f"{self._shown(self.min)} to {self._shown(self.max)}"
+        if self.min is not None:
+            return f">= {self._shown(self.min)}"
+        return f"<= {self._shown(self.max)}" if self.max is not None else ""
+
     def _shown(self, bound: float) -> str:
         """A bound or value as the messages print it: 10,000,000 for an integer option, 1e+06 for a float one."""
         return f"{int(bound):,}" if self.type is int else f"{bound:g}"
@@ -588,7 +702,7 @@ class Method:
 
     ``run(data, ctx, **options) -> Explanation`` receives a validated ``interp.Dataset``, an
     ``interp.RunContext`` (seed, quiet, output folder, jobs) and every declared option, already
-    converted and defaulted from ``options`` (`resolve_options`); the core fills in the
+    converted and defaulted from ``options`` (``interp.component_options.resolve_options``); the core fills in the
     plugin name, version and data set of the result, and its ``params`` with the resolved
     options (and the seed) under the ones the method gives.  ``run`` is a callable or a ``"package.module:function"`` string,
     imported only when the method runs, so that listing plugins stays fast.  ``task`` is
@@ -647,21 +761,3 @@ class Method:
         """The run callable (imports its module when ``run`` is a string)."""
         return _load_callable(self.run) if isinstance(self.run, str) else self.run
 
-    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """What ``run`` receives: every declared option, the given value (converted and
-        checked) or, when it is not given or None, its default; then the options that name
-        components resolved against the registry (`interp.component_options.resolve`)."""
-        given = dict(given or {})
-        known = [o.name for o in self.options] + [o.params_name for o in self.options if o.params_name]
-        unknown = sorted(set(given) - set(known))
-        if unknown:
-            raise InputError(f"method {self.name!r} has no option {unknown[0]!r}; it takes: "
-                             + (", ".join(known) or "none"))
-        resolved = {o.name: o.default if given.get(o.name) is None else o.convert(given[o.name])
-                    for o in self.options}
-        if not any(o.catalogue for o in self.options):
-            return resolved
-        from .component_options import resolve  # it reads the registry, which imports this module
-
-        return resolve(self.options, resolved, {o.params_name: given.get(o.params_name)
-                                                 for o in self.options if o.params_name})

@@ -18,13 +18,14 @@ plugin.
 
 from __future__ import annotations
 
+import difflib
 import importlib
-from typing import ClassVar
+from typing import ClassVar, Iterable
 
 from .components import Embedding, KernelOperator, Method, Penalty, RidgeFamily
 from .hookspecs import hookimpl
 
-__all__ = ["Plugin", "adds_hookspecs"]
+__all__ = ["Plugin", "adds_hookspecs", "unread_attributes"]
 
 
 def _registers(attribute: str):
@@ -77,3 +78,32 @@ class Plugin:
     register_embeddings = _registers("embeddings")
     register_kernel_operators = _registers("kernel_operators")
     register_methods = _registers("methods")
+
+
+def unread_attributes(plugin: object, hooks: Iterable[str]) -> list[str]:
+    """What is wrong with the public attributes of ``plugin``'s class that interp never reads
+    (a misspelled ``penaltys`` registers nothing): one message per attribute, with the known
+    name it is closest to.  For a subclass of `Plugin` every public attribute that is neither
+    one of Plugin's nor a hook implementation counts (helpers are named ``_like_this``); for
+    another plugin class, only one whose name is close to a known one.  ``hooks``: the hook
+    names the plugin manager knows."""
+    if isinstance(plugin, type(importlib)) or type(plugin) is Plugin:
+        return []
+    known = {name for name in dir(Plugin) if not name.startswith("_")} | set(hooks)
+    strict = isinstance(plugin, Plugin)
+    messages = []
+    for name in sorted(_own_public_names(type(plugin)) - known):
+        if getattr(getattr(type(plugin), name, None), "interp_impl", None) is not None:
+            continue  # a hook implementation (unknown hooks are reported by name elsewhere)
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+        if close or strict:
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            messages.append(f"attribute {name!r} of {type(plugin).__name__} is not one interp reads{hint}; "
+                            f"name a helper with a leading underscore")
+    return messages
+
+
+def _own_public_names(cls: type) -> set[str]:
+    """The public names the classes of ``cls``'s hierarchy define, up to `Plugin` and ``object``."""
+    return {name for klass in cls.__mro__ if klass not in (Plugin, object)
+            for name in vars(klass) if not name.startswith("_")}

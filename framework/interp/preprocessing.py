@@ -2,8 +2,8 @@
 
 - ``infer_task(y)``: "classification" or "regression", by one rule for all methods;
 - ``binary_labels(y)``: a two-class target as 0/1 or -1/+1, with the classes kept;
-- ``binarize_unless_binary(X, names)``: 0/1 features, thresholding and one-hot encoding only
-  when some column is not already 0/1.
+- ``BinaryFeatures``: what ``interp.binarize.binarize_unless_binary(X, names)`` returns, 0/1
+  features made by thresholding and one-hot encoding only when some column is not already 0/1.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = ["MAX_CLASSES", "BinaryLabels", "BinaryFeatures", "ColumnLogic", "infer_task", "class_name",
-           "class_index", "binary_labels", "is_binary", "binarize_unless_binary"]
+           "class_index", "binary_labels", "is_binary"]
 
 #: integer targets with at most this many distinct values are class labels
 MAX_CLASSES = 10
@@ -134,30 +134,3 @@ class BinaryFeatures:
     names: tuple[str, ...]
     binarizer: Any = None
     logic: ColumnLogic = attrs.field(factory=ColumnLogic)
-
-
-def binarize_unless_binary(X: Any, names: Sequence[str], *, raw: Any = None, logic: ColumnLogic | None = None,
-                           mode: str = "auto", n_thresholds: int = 3, max_levels: int = 10) -> BinaryFeatures:
-    """0/1 features for a method that reads binary data.
-
-    ``mode``: "auto" binarises when some column is not 0/1, "always" binarises every column
-    (0/1 columns pass through the binarizer unchanged), "never" returns ``X`` as it is.  ``raw``
-    is the table before numeric encoding (``Dataset.raw``), read in preference to ``X`` so that
-    text levels keep their names.  ``logic`` is what the columns of ``X`` say of each other
-    (``Dataset.column_logic()``), kept when they pass through; binarised columns get the
-    binarizer's.
-    """
-    if mode not in ("auto", "always", "never"):
-        raise InputError(f"binarize must be auto, always or never, got {mode!r}")
-    X = np.asarray(X, dtype=float)
-    if mode == "never" or (mode == "auto" and is_binary(X)):
-        return BinaryFeatures(X=X, names=tuple(str(n) for n in names), logic=logic or ColumnLogic())
-    import pandas as pd
-
-    from .binarize import TabularBinarizer
-
-    source = raw if raw is not None else pd.DataFrame(X, columns=[str(n) for n in names])
-    binarizer = TabularBinarizer(max_levels=max_levels, n_thresholds=n_thresholds).fit(source)
-    out = binarizer.transform(source)
-    return BinaryFeatures(X=out, names=tuple(str(n) for n in binarizer.get_feature_names_out()),
-                          binarizer=binarizer, logic=binarizer.column_logic())

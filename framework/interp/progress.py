@@ -2,7 +2,8 @@
 callbacks for programs.
 
 Plugins wrap their long loops in ``track(iterable, "what", total=n)`` (or use ``Progress``),
-and that is all.  The bar is tqdm's ``auto`` front end: a text bar on stderr, or a widget in a
+and that is all; work that ends early because it is done (a fit that converged) says so with
+``Progress.stop(reason)``, so that its bar does not read as interrupted.  The bar is tqdm's ``auto`` front end: a text bar on stderr, or a widget in a
 Jupyter kernel where ipywidgets is installed (a text bar in the cell's output where it is not).
 It is drawn only when stderr is a terminal or the code runs in a Jupyter kernel, and progress
 is not silenced (``quiet()`` or ``interp run --quiet``).  Programs follow progress with
@@ -77,6 +78,7 @@ class Progress:
 
     def __init__(self, desc: str, total: int | None = None) -> None:
         self.desc, self.total, self.done = desc, total, 0
+        self.reason = ""  # why the work stopped before total steps (`stop`)
         self._callbacks = _callbacks.get()
         self._bar = _new_bar(desc, total) if _bar_enabled() else None
 
@@ -86,6 +88,19 @@ class Progress:
             callback(self.desc, self.done, self.total)
         if self._bar is not None:
             self._bar.update(n)
+
+    def stop(self, reason: str) -> None:
+        """End the work before ``total`` steps because it is done (``"converged at 2 terms"``),
+        not because it failed: the total becomes the steps done, so a bar ends complete (a
+        notebook's is not drawn red, as an interrupted one is) and shows ``reason``; callbacks
+        get one more call, ``(desc, done, done)``."""
+        self.total, self.reason = self.done, reason
+        for callback in self._callbacks:
+            callback(self.desc, self.done, self.total)
+        if self._bar is not None:
+            self._bar.total = self.done
+            self._bar.set_postfix_str(visible(reason, one_line=True), refresh=False)
+            self._bar.refresh()
 
     def close(self) -> None:
         if self._bar is not None:

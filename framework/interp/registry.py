@@ -15,6 +15,7 @@ a collision refuses only the colliding name.  The outcome is recorded on the plu
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import traceback
@@ -30,6 +31,7 @@ from . import hookcheck, hookspecs
 from .components import Component, Embedding, KernelOperator, Method, Penalty, RidgeFamily
 from .errors import PluginError
 from .names import Conflict, both_or_all, listed, settle
+from .plugin import unread_attributes
 
 GROUP = "interp"
 CORE_DISTRIBUTION = "interp"
@@ -238,6 +240,7 @@ def _register(pm: pluggy.PluginManager, plugin: object, info: PluginInfo) -> boo
     before = hookcheck.spec_names(pm)
     try:
         info.replaces = declared_replaces(plugin)
+        _check_attributes(plugin, info, before)
         pm.register(plugin, name=info.name)
     except Exception as err:  # noqa: BLE001 - a broken plugin must not break the others
         if pm.has_plugin(info.name):
@@ -249,6 +252,15 @@ def _register(pm: pluggy.PluginManager, plugin: object, info: PluginInfo) -> boo
     info.hookspecs = sorted(hookcheck.spec_names(pm) - before)
     info.hooks = _hooks(pm, plugin)
     return True
+
+
+def _check_attributes(plugin: object, info: PluginInfo, hooks: Iterable[str]) -> None:
+    """Warn of each attribute of the plugin's class that interp never reads (`unread_attributes`,
+    a misspelled ``penaltys``); in strict mode refuse the plugin (a ``PluginError``)."""
+    for message in unread_attributes(plugin, hooks):
+        if _strict():
+            raise PluginError(message)
+        warnings.warn(f"interp plugin {info.name!r} ({info.source}): {message}", PluginWarning, stacklevel=4)
 
 
 def _hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
@@ -271,14 +283,17 @@ def _info(name: str) -> PluginInfo:
     return _State.infos.setdefault(name, PluginInfo(name, "inline", ""))
 
 
-def _load_entry_points(pm: pluggy.PluginManager) -> dict[str, PluginInfo]:
-    """Load every entry point of the group; a plugin name given by several distributions is
-    the built-in's when one of them is built-in, nobody's otherwise."""
+def _load_entry_points(pm: pluggy.PluginManager, only: Iterable[str] | None = None) -> dict[str, PluginInfo]:
+    """Load every entry point of the group (``only``: those of these plugin names); a plugin
+    name given by several distributions is the built-in's when one of them is built-in, nobody's
+    otherwise."""
     infos: dict[str, PluginInfo] = {}
     disabled = _disabled()
     by_name: dict[str, list] = {}
+    wanted = None if only is None else set(only)
     for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
-        by_name.setdefault(ep.name, []).append(ep)
+        if wanted is None or ep.name in wanted:
+            by_name.setdefault(ep.name, []).append(ep)
     for name, eps in by_name.items():
         infos_here = [_entry_point_info(ep) for ep in eps]
         usable = _usable_entry_point(name, infos_here)
@@ -334,6 +349,28 @@ def plugin_manager() -> pluggy.PluginManager:
         _check_hooks(pm, _State.infos)
         _State.pm = pm
     return _State.pm
+
+
+@contextlib.contextmanager
+def isolated(names: Iterable[str]) -> Iterator[Registry]:
+    """Inside the block, the only plugins are the installed ones named ``names`` (loaded from
+    their entry points, as if nothing else were installed); afterwards the process's plugins
+    are back as they were.  ``interp.testing.plugins_only`` is the form tests use."""
+    names = list(dict.fromkeys(names))
+    installed = {ep.name for ep in entry_points(group=GROUP)}
+    unknown = [name for name in names if name not in installed]
+    if unknown:
+        raise ValueError(f"no installed plugin is named {unknown[0]!r}; installed: {', '.join(sorted(installed))}")
+    saved = (_State.pm, _State.infos, _State.registry, _State.registry_key, _State.gathered)
+    reset()
+    try:
+        pm = _new_manager()
+        _State.infos = _load_entry_points(pm, only=names)
+        _check_hooks(pm, _State.infos)
+        _State.pm = pm
+        yield get_registry()
+    finally:
+        _State.pm, _State.infos, _State.registry, _State.registry_key, _State.gathered = saved
 
 
 def register_plugin(plugin: object, name: str, source: str = "inline", version: str = "") -> PluginInfo:

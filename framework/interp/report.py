@@ -158,7 +158,7 @@ def failure_html(failure: Failure, anchor: str | None = None) -> str:
 
 def page_html(parts: Iterable[Part], title: str) -> str:
     """The report page: the navigation, each method's section, the versions at the end."""
-    from . import __version__
+    from .version import __version__
 
     parts = list(parts)
     nav = " ".join(f'<a href="#{html.escape(p.anchor)}">{html.escape(p.label)}</a>' for p in parts)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import numbers
 import traceback
 from pathlib import Path
@@ -12,7 +13,9 @@ from typing import Any, Iterator
 import attrs
 
 from . import progress
+from .attribution import owner
 from .data import Dataset
+from .component_options import resolve_options
 from .components import Method
 from .errors import InputError, InterpError, PluginError
 from .registry import get_registry, plugin_manager, resolve
@@ -41,14 +44,14 @@ class PluginBug(InterpError):
     component broke its contract, or a figure or model it made could not be saved.
 
     ``plugin`` is the plugin at fault (a third-party component's plugin when the error came from
-    its code), ``method`` the method that ran.  The CLI prints it as one line naming the plugin
+    its code), ``method`` the method that ran (``role="command"``: the plugin's command).  The CLI prints it as one line naming the plugin
     (exit 1; ``--debug`` shows the traceback of ``original``).
     """
 
-    def __init__(self, plugin: str, method: str, err: BaseException):
+    def __init__(self, plugin: str, method: str, err: BaseException, role: str = "method"):
         text = str(err).strip().splitlines()
         detail = f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
-        super().__init__(f"bug in plugin {plugin!r} (method {method!r}): {detail}")
+        super().__init__(f"bug in plugin {plugin!r} ({role} {method!r}): {detail}")
         self.plugin, self.method, self.original = plugin, method, err
 
 
@@ -58,6 +61,8 @@ def at_fault(err: BaseException, default: str) -> str:
     that holds two plugins names neither), else ``default``."""
     if isinstance(err, PluginError) and err.plugin:
         return err.plugin
+    if owner(err):  # raised inside a component's call (interp.attribution)
+        return owner(err)
     owners: dict[str, set[str]] = {}
     for name, plugin in plugin_manager().list_name_plugin():
         module = plugin.__name__ if isinstance(plugin, ModuleType) else type(plugin).__module__
@@ -69,10 +74,25 @@ def at_fault(err: BaseException, default: str) -> str:
     return default
 
 
+def missing_dependency(err: ImportError) -> str | None:
+    """The package ``err`` says is missing when it is a ``ModuleNotFoundError`` for a top-level
+    package that is not installed (``pip install`` would fix it), else None: ``cannot import
+    name 'X'`` from an installed package, or a misspelled submodule of one, is a bug."""
+    name = getattr(err, "name", None)
+    if not isinstance(err, ModuleNotFoundError) or not name:
+        return None
+    top = name.split(".")[0]
+    try:
+        return top if importlib.util.find_spec(top) is None else None
+    except (ImportError, ValueError):  # a broken or half-imported package: not found either way
+        return top
+
+
 @contextlib.contextmanager
 def blame(method: Method) -> Iterator[None]:
-    """Inside the block an ``InterpError`` passes (bad input), an ``ImportError`` is a
-    ``PluginError`` (the plugin cannot run here: a missing dependency), and anything else, a
+    """Inside the block an ``InterpError`` passes (bad input), an ``ImportError`` of a package
+    that is not installed is a ``PluginError`` (the plugin cannot run here: a missing
+    dependency, `missing_dependency`), and anything else, another ``ImportError`` or a
     ``PluginError`` (a component that broke its contract) included, is a ``PluginBug`` naming
     the plugin at fault (``at_fault``)."""
     try:
@@ -84,8 +104,11 @@ def blame(method: Method) -> Iterator[None]:
     except InterpError:
         raise
     except ImportError as err:  # plugins import their heavy modules when they run (interp.lazy)
-        raise PluginError(f"plugin {method.plugin!r} cannot run {method.name!r}: {type(err).__name__}: {err}",
-                          plugin=method.plugin) from err
+        missing = missing_dependency(err)
+        if missing is None:  # a name the plugin's code gets wrong is its bug, not the machine's
+            raise PluginBug(at_fault(err, method.plugin), method.name, err) from err
+        raise PluginError(f"plugin {method.plugin!r} cannot run {method.name!r} here: missing dependency "
+                          f"{missing!r} ({type(err).__name__}: {err})", plugin=method.plugin) from err
     except Exception as err:  # noqa: BLE001 - anything else from a plugin's code is a bug
         raise PluginBug(at_fault(err, method.plugin), method.name, err) from err
 
@@ -124,7 +147,7 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
     parameters.
 
     ``options`` are converted, checked and completed with their declared defaults before the
-    method sees them (``Method.resolve_options``).  Data with missing numbers reach only a method
+    method sees them (``interp.component_options.resolve_options``).  Data with missing numbers reach only a method
     that declares it takes them (``Method.missing``).  The result's ``params`` are those resolved
     options and the seed, updated with the ``params`` the method returns: a method gives only
     what it resolved further (a chosen value, a default that depends on the data).  An
@@ -141,7 +164,7 @@ def run_method(name: str, data: Dataset, options: dict[str, Any] | None = None,
     data.require(method.task)
     if not method.missing:
         data.check_complete()
-    resolved = method.resolve_options(options)
+    resolved = resolve_options(method, options)
     with blame(method):
         run = method.load()
         with progress.quiet(ctx.quiet), literal_text():

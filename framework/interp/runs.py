@@ -89,7 +89,7 @@ def save_run(explanation: Explanation, out_dir: str | Path) -> list[Path]:
 
 def _write_files(explanation: Explanation, folder: Path) -> list[str]:
     """Write the run's files into ``folder``; their names."""
-    from . import __version__
+    from .version import __version__
     from .plotting import save_png
 
     explanation.save(folder / EXPLANATION_FILE)
@@ -133,7 +133,7 @@ def load_estimator(run_dir: str | Path) -> Any:
 
     Warns with ``VersionWarning`` when the run was saved by another version of interp.
     """
-    from . import __version__
+    from .version import __version__
 
     path = Path(run_dir) / ESTIMATOR_FILE
     if not path.is_file():

@@ -3,8 +3,8 @@
 The templates are package data (``interp/templates``, read with ``importlib.resources``), so a pip
 user has them without a source checkout.  They are rendered with ``string.Template`` (``$name``
 placeholders, ``$$`` for a literal dollar): no template engine, no dependency.  Each kind of
-plugin is a few files: the shared ``pyproject.toml`` (with the entry point), ``README.md`` and
-``__init__.py``, and the kind's own modules and test, which runs the ``interp.testing`` checker the
+plugin is a few files: the shared ``pyproject.toml`` (with the entry point), ``README.md``,
+``__init__.py`` and a GitHub Actions workflow running the tests, and the kind's own modules and test, which runs the ``interp.testing`` checker the
 built-in components pass.  Every file is rendered before the first is written, so a failure never
 leaves half a package behind.
 """
@@ -43,7 +43,7 @@ class Kind:
 
 _COMPONENT_FILES = (("component_plugin.py", "src/$package/plugin.py"),)
 _SHARED_FILES = (("pyproject.toml", "pyproject.toml"), ("README.md", "README.md"),
-                 ("__init__.py", "src/$package/__init__.py"))
+                 ("__init__.py", "src/$package/__init__.py"), ("ci/tests.yml", ".github/workflows/tests.yml"))
 
 
 def _component(name: str, summary: str, catalogue: str, label: str) -> Kind:
@@ -60,6 +60,9 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("method", "a method for interp run", (("method/plugin.py", "src/$package/plugin.py"),
                                                ("method/method.py", "src/$package/method.py"),
                                                ("method/test.py", "tests/test_$name.py")), "methods", "method"),
+    Kind("reader", "a tree reader for Feature Vectors: a plugin of a library's hook (register_tree_readers)",
+         (("reader/plugin.py", "src/$package/plugin.py"), ("reader/components.py", "src/$package/components.py"),
+          ("reader/test.py", "tests/test_$name.py"))),
     Kind("library", "a library with a hook, a component type and a catalogue of its own",
          (("library/hookspecs.py", "src/$package/hookspecs.py"),
           ("library/components.py", "src/$package/components.py"),
@@ -99,7 +102,7 @@ def check_name(name: str, kind: Kind, registry=None) -> None:
 
 
 def _variables(name: str, kind: Kind) -> dict[str, str]:
-    from . import __version__
+    from .version import __version__
 
     words = name.split("_")
     major_minor = ".".join(__version__.split(".")[:2])

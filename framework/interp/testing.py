@@ -1,4 +1,8 @@
-"""Helpers for testing plugins: register a plugin for a block, and check a component's contract.
+"""Helpers for testing plugins: a registry of chosen plugins only, a plugin registered for a
+block, and checks of a component's contract.
+
+``plugins_only`` runs a block against the installed plugins it names and no others (a test
+that expects "registered: headline" stays true when another package adds a renderer).
 
 ``registered`` registers a plugin object for the duration of a block:
 
@@ -45,10 +49,27 @@ import numpy as np
 
 from .components import Component, EmbeddedFeatures, Embedding, KernelOperator, Penalty, RidgeFamily
 from .hookcheck import without_addresses
-from .registry import PluginInfo, register_plugin, unregister_plugin
+from .registry import PluginInfo, Registry, isolated, register_plugin, unregister_plugin
 
-__all__ = ["ContractError", "registered", "check_stands_alone", "check_penalty", "check_ridge_family", "check_kernel_operator",
+__all__ = ["ContractError", "plugins_only", "registered", "check_stands_alone", "check_penalty", "check_ridge_family", "check_kernel_operator",
            "check_embedding"]
+
+
+@contextlib.contextmanager
+def plugins_only(*names: str) -> Iterator[Registry]:
+    """Inside the block the registry holds only the installed plugins ``names`` (and what
+    `registered` adds), whatever else is installed, so that a test's expectations (a listing,
+    a catalogue) do not change when another package plugs into the same library.  Yields the
+    registry; a name no installed plugin has is a ``ValueError``.  Use it as an autouse
+    fixture to run every test of a module so:
+
+        @pytest.fixture(autouse=True)
+        def only_these_plugins():
+            with plugins_only("my_plugin", "facets"):
+                yield
+    """
+    with isolated(names) as registry:
+        yield registry
 
 
 @contextlib.contextmanager
@@ -116,7 +137,9 @@ SUBDIFF_GRADIENTS = (-3.0, -0.5, 0.0, 0.7, 2.2)
 
 
 class _PenaltyProbe:
-    """A penalty bound to its hyperparameters, evaluated at one point at a time."""
+    """A penalty with its hyperparameters resolved, evaluated at one point at a time.  It calls
+    the penalty's own methods, not a ``BoundPenalty``'s, whose run-time checks would stop at the
+    first problem with less to say than the checks here."""
 
     def __init__(self, penalty: Penalty, hyper: Mapping[str, Any]):
         with _calling(penalty, f"bind({', '.join(f'{k}={v!r}' for k, v in hyper.items())})"):
@@ -124,20 +147,20 @@ class _PenaltyProbe:
 
     def omega(self, u: float) -> float:
         with _calling(self.penalty, f"value([{_num(u)}])"):
-            return float(self.bound.value(np.array([u])))
+            return float(self.penalty.value(np.array([u]), **self.bound.hyper))
 
     def prox(self, w: Any, step: Any, how: str = "") -> Any:
-        """``prox(w, step)`` of the bound penalty; an exception becomes a ContractError."""
+        """``prox(w, step)`` with the resolved hyperparameters; an exception becomes a ContractError."""
         with _calling(self.penalty, f"prox of {np.size(w)} points{how}"):
-            return self.bound.prox(w, step)
+            return self.penalty.prox(w, step, **self.bound.hyper)
 
     def subdiff(self, w: Any, grad: Any) -> np.ndarray:
         with _calling(self.penalty, f"subdiff_distance of {np.size(w)} points"):
-            return np.asarray(self.bound.subdiff_distance(w, grad), dtype=float)
+            return np.asarray(self.penalty.subdiff_distance(w, grad, **self.bound.hyper), dtype=float)
 
     def prox1(self, w: float, step: float) -> float:
         with _calling(self.penalty, self.call(w, step)):
-            out = np.asarray(self.bound.prox(np.array([w]), step), dtype=float)
+            out = np.asarray(self.penalty.prox(np.array([w]), step, **self.bound.hyper), dtype=float)
         if out.shape != (1,):
             _fail(self.penalty, f"prox of an array of shape (1,) returned shape {out.shape}")
         return float(out[0])
@@ -191,7 +214,7 @@ def _check_penalty_value(probe: _PenaltyProbe) -> None:
             _fail(probe.penalty, f"value([{_num(w)}]) = {v}, not a finite number >= 0")
         values.append(v)
     with _calling(probe.penalty, f"value of {len(PENALTY_POINTS)} points"):
-        total = float(probe.bound.value(np.array(PENALTY_POINTS)))
+        total = float(probe.penalty.value(np.array(PENALTY_POINTS), **probe.bound.hyper))
     if not np.isclose(total, sum(values), rtol=1e-10, atol=1e-12):
         _fail(probe.penalty, f"value of the {len(values)} test points together is {_num(total)} but the sum "
                              f"of their values is {_num(sum(values))}: a penalty is a sum over coordinates")
@@ -239,14 +262,14 @@ def _check_prox_elementwise(probe: _PenaltyProbe, w: np.ndarray, steps: np.ndarr
         _same_per_coordinate(probe, f"with the scalar step {_num(step)}", w[at], got, proxed[at], steps[at])
     if declares.per_coordinate_steps:
         got = _declared(probe, "per_coordinate_steps", "take one step per coordinate",
-                        lambda: probe.bound.prox(w, steps))
+                        lambda: probe.penalty.prox(w, steps, **probe.bound.hyper))
         _same_per_coordinate(probe, "with one step per coordinate", w, got, proxed, steps)
     if declares.any_shape:  # the points by step, as the per-coordinate steps allow, else one step
         at = steps == PENALTY_STEPS[0]
         stack, step = ((w.reshape(-1, len(PENALTY_STEPS)), steps.reshape(-1, len(PENALTY_STEPS)))
                        if declares.per_coordinate_steps else (np.stack([w[at], w[at]]), PENALTY_STEPS[0]))
         want = proxed.reshape(stack.shape) if declares.per_coordinate_steps else np.stack([proxed[at], proxed[at]])
-        got = _declared(probe, "any_shape", "take a 2-D stack of points", lambda: probe.bound.prox(stack, step))
+        got = _declared(probe, "any_shape", "take a 2-D stack of points", lambda: probe.penalty.prox(stack, step, **probe.bound.hyper))
         _same_per_coordinate(probe, "stacked in 2-D", stack, got, want, np.broadcast_to(step, stack.shape))
 
 

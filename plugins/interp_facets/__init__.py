@@ -19,12 +19,11 @@ from interp.lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".cv": ["FacetsClassifierCV", "FacetsRegressorCV", "IntegrityWarning"],
     ".estimators": ["FacetsClassifier", "FacetsRegressor", "integrity"],
-    ".export": ["predict_score", "card_frame", "risk_frame", "to_python", "to_sql"],
+    ".export": ["predict_score", "card_display", "card_frame", "risk_frame", "to_python", "to_sql"],
     ".features": ["CardBinarizer", "CardFeatures", "card_features"],
     ".path": ["fit_path"],
     ".penalties": ["facets_value", "prox_facets", "prox_scaled", "prox_scf", "scf_value"],
     ".plots": ["plot_cv", "plot_heatmaps", "plot_path", "plot_risk"],
-    ".render": ["card_display"],
     ".problem": ["Objective"],
     ".risk": ["RiskTable"],
     ".scorecard": ["ScoreCard", "rounded_baseline", "score_card"],

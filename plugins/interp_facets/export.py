@@ -29,8 +29,8 @@ from interp.display import ExplainedEstimator
 
 from .snap import on_grid
 
-__all__ = ["CardColumn", "CardModel", "card_model", "predict_score", "card_rows", "card_frame", "risk_frame", "to_python",
-           "to_sql", "CardExports"]
+__all__ = ["CardColumn", "CardModel", "card_model", "predict_score", "card_rows", "card_frame", "risk_frame",
+           "to_python", "to_sql", "CardExports", "CardPipeline", "card_display"]
 
 _MISSING = "missing"  # the level a missing text cell is (interp.binarize)
 
@@ -459,6 +459,43 @@ class CardExports(ExplainedEstimator):
         return to_sql(self, table_name)
 
     def _display(self):
-        from .render import card_display
-
         return card_display(self)
+
+
+def card_display(model):
+    """A fitted card in a notebook (``interp.display.Display``): a Facets estimator, or a Pipeline
+    of a binariser and one (what ``interp run --out`` saves).  Its card, its rule and, for a
+    classifier, the risk of every total the card can give (``RiskTable``: the model's own
+    probability at each total), and the fitted numbers; for a model that is not fully integral,
+    why it has no card."""
+    from interp import Table, Text
+    from interp.display import Display
+
+    from .render import card_header, fmt
+    from .risk import RiskTable
+    from .scorecard import no_card_reason, score_card
+
+    model = card_model(model)
+    est = model.estimator
+    reason = no_card_reason(est)
+    if reason is not None:  # rounded points would be another model: say why, as the command line does
+        numbers = [("integrity (points on the grid)", est.integrity_), ("grid step", model.scale()),
+                   ("intercept", model.intercept())]
+        return Display(f"{type(est).__name__}: no score card", [Text(reason), Table(("", "value"), numbers, title="fit")])
+    card = score_card(est, feature_names=model.names)
+    if model.binarizer is not None:  # its columns are 0/1 tests and integer codes: the totals are integers
+        card = attrs.evolve(card, integer_features=True)
+    sections = [Table(("feature", "points"), card_frame(model).itertuples(index=False), title=card_header(card))]
+    linear = f"{fmt(model.intercept())} + {fmt(model.scale())} x total"
+    if not model.classifier:
+        sections.append(Text(f"prediction = {linear}"))
+    else:
+        span = attainable_totals(model) if card.integral else None
+        risk = "" if span is None else RiskTable(model.intercept(), model.scale(), tuple(range(span[0], span[1] + 1)))
+        sections.append(Text("\n".join([card.rule(), f"risk = 1 / (1 + exp(-({linear})))",
+                                        *([""] + risk.text(card.positive).splitlines() if risk else [])])))
+    numbers = [("integrity (points on the grid)", est.integrity_), ("rows on the card", len(card.rows())),
+               ("scale (one point in the linear model)", model.scale()), ("intercept", model.intercept())]
+    sections.append(Table(("", "value"), numbers, title="fit"))
+    reads = f" after {type(model.binarizer).__name__}" if model.binarizer is not None else ""
+    return Display(f"{type(est).__name__}{reads}: a score card of {len(card.rows())} rows", sections)

@@ -73,7 +73,7 @@ def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas,
     Why so many parameters: beside ``data`` and ``ctx``, one keyword per option of
     ``FACETS_METHOD`` (19, and ``penalty_params``: the chosen penalty's parameters, ``--eps``
     among them), with no defaults.  The options are declared once, in ``plugin.py``; the core
-    (``Method.resolve_options``) converts, checks and defaults every one, resolves the penalty
+    (``interp.component_options.resolve_options``) converts, checks and defaults every one, resolves the penalty
     and its parameters, and calls ``run(data, ctx, **options)``, so the signature is the option
     list, named, and a record bundling them here would declare them a second time.  The core
     also records them as the explanation's ``params``; the run adds the (lam, gamma) it chose.

@@ -3,14 +3,12 @@ method's result (the card, notes on its integrity, the rounded baseline, the fig
 
 from __future__ import annotations
 
-import attrs
-
 from interp import Figure, Table, Text
 
 from .space import DataDirections
 
 __all__ = ["fmt", "card_header", "card_text", "card_markdown", "method_sections", "pool_sections", "pool_payload",
-           "card_display", "FIGURE_TITLES"]
+           "FIGURE_TITLES"]
 
 #: the baseline rows the method shows (largest points first)
 BASELINE_ROWS = 12
@@ -175,42 +173,3 @@ def pool_payload(model, names) -> dict:
              for c, r in zip(model.pool_, model.cards_.itertuples())]
     return {"tolerance": float(model.pool_tol), "selected": int(model.selected_card_), "cards": cards,
             "feature_share": {str(f): float(v) for f, v in model.feature_share_.items()}}
-
-
-def card_display(model):
-    """A fitted card in a notebook (``interp.display.Display``): a Facets estimator, or a Pipeline
-    of a binariser and one (what ``interp run --out`` saves).  Its card, its rule and, for a
-    classifier, the risk of every total the card can give (``RiskTable``: the model's own
-    probability at each total), and the fitted numbers; for a model that is not fully integral,
-    why it has no card."""
-    from interp.display import Display
-
-    from .export import attainable_totals, card_frame, card_model
-    from .risk import RiskTable
-    from .scorecard import no_card_reason, score_card
-
-    model = card_model(model)
-    est = model.estimator
-    reason = no_card_reason(est)
-    if reason is not None:  # rounded points would be another model: say why, as the command line does
-        numbers = [("integrity (points on the grid)", est.integrity_), ("grid step", model.scale()),
-                   ("intercept", model.intercept())]
-        return Display(f"{type(est).__name__}: no score card", [Text(reason), Table(("", "value"), numbers, title="fit")])
-    card = score_card(est, feature_names=model.names)
-    if model.binarizer is not None:  # its columns are 0/1 tests and integer codes: the totals are integers
-        card = attrs.evolve(card, integer_features=True)
-    sections = [Table(("feature", "points"), card_frame(model).itertuples(index=False), title=card_header(card))]
-    linear = f"{fmt(model.intercept())} + {fmt(model.scale())} x total"
-    if not model.classifier:
-        sections.append(Text(f"prediction = {linear}"))
-    else:
-        span = attainable_totals(model) if card.integral else None
-        risk = "" if span is None else RiskTable(model.intercept(), model.scale(), tuple(range(span[0], span[1] + 1)))
-        sections.append(Text("\n".join([card.rule(), f"risk = 1 / (1 + exp(-({linear})))",
-                                        *([""] + risk.text(card.positive).splitlines() if risk else [])])))
-    numbers = [("integrity (points on the grid)", est.integrity_), ("rows on the card", len(card.rows())),
-               ("scale (one point in the linear model)", model.scale()), ("intercept", model.intercept())]
-    sections.append(Table(("", "value"), numbers, title="fit"))
-    reads = f" after {type(model.binarizer).__name__}" if model.binarizer is not None else ""
-    return Display(f"{type(est).__name__}{reads}: a score card of {len(card.rows())} rows", sections)
-

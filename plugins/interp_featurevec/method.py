@@ -160,6 +160,23 @@ def choose_trees(data, ctx, model: str | None, depth) -> Trees:
                                 f"trained here)", chosen)
 
 
+def _effects(trees: Trees, data):
+    """What a larger value of each feature does to the output of the model explained
+    (``render.effects``), on the data as the model was fitted on it (a DataFrame of its columns
+    in its order when it knows their names), in the order of the data's features; a model
+    trained here has the classes coded 0..K-1 (``train``)."""
+    model = trees.model
+    classes = data.classes if trees.kind in BOOSTED else None
+    fitted_on = getattr(model, "feature_names_in_", None)
+    if fitted_on is None:
+        return render.effects(model, data.X, classes=classes)
+    found = render.effects(model, data.frame()[list(fitted_on)], classes=classes)  # its columns, in its order
+    if found is None:
+        return None
+    by_name = dict(zip(fitted_on, found.words))
+    return attrs.evolve(found, words=tuple(by_name.get(name, "no change") for name in data.feature_names))
+
+
 def _save(fig, plot: str) -> None:
     target = Path(plot)
     if not target.parent.exists():
@@ -212,12 +229,13 @@ def run(data, ctx, *, paths, window, depth, embedding, embedding_params, plot, t
     if plot:
         _save(fig, plot)
     names = list(data.feature_names)
+    effect = _effects(trees, data)
     return Explanation(
         params={"model": trees.kind, "depth": trees.depth if trees.kind in BOOSTED else est.max_depth_},
         metrics=render.metrics(est),
         payload=render.payload(est, names),
-        sections=[render.summary(est, trees.label), render.ranking(est, names),
-                  Figure("featurevec", title="Feature Vectors")],
+        sections=[render.summary(est, trees.label), Figure("featurevec", title="Feature Vectors"),
+                  render.reading(effect, kept_model=trees.model is not None), render.ranking(est, names, effect)],
         figures={"featurevec": fig},
         estimator=est,
         **render.headline(est, names),

@@ -26,7 +26,9 @@ def plot_feature_vectors(embedding, names, *, ax=None, top_k: int = 20, bootstra
 
     The first axis points up and the second to the right (so, with the sign convention of the
     "svd" embedding, all points lie in the upper half disc); a point's distance from the origin
-    is its importance, its direction its "meaning".  The ``top_k`` most important features are
+    is its importance, its direction its "meaning".  A feature with a zero vector (on no path
+    of the model) is not drawn, since it has no direction, and the title lists it as unused; the
+    colours span the angles of the drawn points only.  The ``top_k`` most important features are
     labelled, without overlaps (see the module docstring).  ``bootstrap`` (n_boot, d, 2) adds a
     2-standard-deviation ellipse per labelled feature from the resampled embeddings.
     ``explained`` (the explained variance ratios, or None) goes into the title.  Returns the
@@ -42,6 +44,11 @@ def plot_feature_vectors(embedding, names, *, ax=None, top_k: int = 20, bootstra
         fig = ax.figure
     with literal_text():  # names are drawn as written, on a figure the caller gave too
         Z = np.asarray(embedding, dtype=float)
+        used = np.hypot(Z[:, 0], Z[:, 1]) > 0  # a feature on no path has no vector: not drawn, listed
+        idle = [str(names[i]) for i in np.flatnonzero(~used)]
+        names = [names[i] for i in np.flatnonzero(used)]
+        Z = Z[used]
+        bootstrap = None if bootstrap is None or not len(bootstrap) else np.asarray(bootstrap, dtype=float)[:, used]
         xs, ys = Z[:, 1], Z[:, 0]  # second axis horizontal, first axis vertical
         angles = np.degrees(np.arctan2(Z[:, 1], Z[:, 0]))
         norms = np.hypot(xs, ys)
@@ -62,8 +69,16 @@ def plot_feature_vectors(embedding, names, *, ax=None, top_k: int = 20, bootstra
                                 points=np.column_stack([xs, ys]), avoid=[cbar.ax])
         if left_out:
             head += f"\n{left_out} of {len(labelled)} labels left out for lack of room (see the ranking table)"
+        if idle:
+            head += f"\nunused by the model (not drawn): {_listed(idle)}"
         ax.set_title(head, fontsize=10)
     return fig
+
+
+def _listed(names: list[str], most: int = 6) -> str:
+    """``a, b, c`` or ``a, b, c and 4 more``."""
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 @attrs.frozen(eq=False)

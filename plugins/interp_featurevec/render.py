@@ -5,9 +5,11 @@ The picture itself is drawn by ``plots.plot_feature_vectors``.
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 from interp import Table, Text
+from interp.preprocessing import class_name
 
 from .embedding import SIGN_CONVENTION, CooccurrenceSVD
 
@@ -28,11 +30,82 @@ def summary(est, model: str | None = None) -> Text:
     return Text("\n".join(lines))
 
 
-def ranking(est, names) -> Table:
-    """Features by decreasing importance, with their angles (degrees)."""
-    rows = [(rank, names[i], float(est.importances_[i]), float(est.angles_[i]))
-            for rank, i in enumerate(est.ranking(), 1)]
-    return Table(("rank", "feature", "importance", "angle"), rows, formats=("", "", ".4f", ".1f"))
+def reading(effect: "Effects | None" = None, kept_model: bool = False) -> Text:
+    """How a person reads the map, under it: what length and angle mean, and where the table
+    says what a larger value does to the output (``effect``, `effects`); without it, why not
+    (``kept_model``: there was a model, but no one output to ask)."""
+    text = ("How to read the map: each feature the model uses is a point. Its length (distance from the centre) "
+            "is its importance, how often it lies on the model's tree paths (the longest is 1). Its angle places "
+            "it among the others: features at close angles lie close together on the same paths (the model uses "
+            "them together), features far apart in angle are used apart. Neither says whether a larger value "
+            "raises or lowers the model's output: ")
+    if effect is not None:
+        text += (f"the table's last column does, for {effect.output} (the mean over the data when the feature "
+                 f"moves from its 25th to its 75th percentile).")
+    elif kept_model:
+        text += "not shown, as the model gives no one output to ask (no predict, or more than two classes)."
+    else:
+        text += ("not shown, as the forest grown here keeps only its paths (explain a fitted model, --model "
+                 "or --model-file, to see it).")
+    return Text(text)
+
+
+def unused(est) -> np.ndarray:
+    """The indices of the features on none of the model's paths (a zero vector: no length, no
+    angle), in column order."""
+    return np.flatnonzero(~(np.linalg.norm(est.embedding_, axis=1) > 0))
+
+
+def ranking(est, names, effect: "Effects | None" = None) -> Table:
+    """The features the model uses, by decreasing importance, with their angles (degrees) and,
+    given ``effect`` (`effects`), what a larger value does to the model's output; then the
+    unused ones, marked so."""
+    idle = set(unused(est).tolist())
+    said = (lambda i: (effect.words[i],)) if effect is not None else (lambda i: ())
+    rows = [(rank, names[i], float(est.importances_[i]), float(est.angles_[i]), *said(i))
+            for rank, i in enumerate((i for i in est.ranking() if i not in idle), 1)]
+    rows += [("", names[i], 0.0, "unused", *("unused",) * (effect is not None)) for i in sorted(idle)]
+    columns = ("rank", "feature", "importance", "angle") + ((f"larger value: {effect.output}",) if effect else ())
+    return Table(columns, rows, formats=("", "", ".4f", ".1f", "")[:len(columns)])
+
+
+@attrs.frozen
+class Effects:
+    """What a larger value of each feature does to the model's ``output`` ("P(yes)", "the
+    prediction"): ``words[j]`` is "raises", "lowers" or "no change"."""
+
+    output: str
+    words: tuple[str, ...]
+
+
+def effects(model, X, classes=None, max_rows: int = 500) -> Effects | None:
+    """What moving each feature from its 25th to its 75th percentile (every other feature as in
+    the first ``max_rows`` rows of ``X``) does to the model's mean output: ``predict`` of a
+    regressor, the probability of the second class of a binary classifier (named from
+    ``classes``, default the model's ``classes_``).  None when the model gives no one output
+    to follow (no model, none it can ask, or more than two classes).  One prediction of
+    2 x n_features x ``max_rows`` rows."""
+    known = getattr(model, "classes_", None)
+    answers = hasattr(model, "predict_proba") if known is not None else hasattr(model, "predict")
+    if model is None or not answers or (known is not None and len(known) != 2):
+        return None
+    if known is not None:
+        output, label = (lambda Z: model.predict_proba(Z)[:, 1]), f"P({class_name((known if classes is None else classes)[1])})"
+    else:
+        output, label = model.predict, "the prediction"
+    rows = X.iloc[:max_rows] if hasattr(X, "iloc") else np.asarray(X)[:max_rows]
+    values = np.asarray(rows, dtype=float)
+    n, d = values.shape
+    quartiles = np.percentile(values, [25, 75], axis=0)  # (2, d)
+    moved = np.tile(values, (2 * d, 1))  # block 2j + i: feature j at quartile i, the rest as they are
+    for j in range(d):
+        for i in (0, 1):
+            moved[(2 * j + i) * n:(2 * j + i + 1) * n, j] = quartiles[i, j]
+    if hasattr(rows, "iloc"):  # a model fitted on named columns is asked with them
+        moved = type(rows)(moved, columns=rows.columns)
+    means = np.asarray(output(moved), dtype=float).reshape(d, 2, n).mean(axis=2)  # one call: one model overhead
+    words = ["raises" if hi > lo else "lowers" if hi < lo else "no change" for lo, hi in means]
+    return Effects(label, tuple(words))
 
 
 def metrics(est) -> dict:
@@ -105,6 +178,7 @@ def estimator_display(est):
     from interp import Figure
     from interp.display import Display
 
-    sections = [summary(est), ranking(est, est.feature_names()),
-                Figure("map", title="Feature vectors: length = importance, angle = which features act together")]
+    sections = [summary(est), Figure("map", title="Feature vectors: length = importance, angle = which features act "
+                                                 "together"),
+                reading(kept_model=est.estimator is not None), ranking(est, est.feature_names())]
     return Display(f"FeatureVectors of {est.n_features_in_} features", sections, {"map": est.plot()})

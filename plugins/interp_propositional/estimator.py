@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from interp import InputError
 from interp.display import ExplainedEstimator
-from interp.preprocessing import binarize_unless_binary
+from interp.binarize import binarize_unless_binary
 from interp.resources import check_sizes
 
 from .explain import TopRules, explain_expansion, explain_svc

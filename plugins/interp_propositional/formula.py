@@ -40,6 +40,7 @@ import numpy as np
 from interp import InputError, KernelOperator
 
 from .operators import operators as registered_operators
+from .operators import refused
 
 __all__ = ["Leaf", "Op", "Formula", "FormulaError", "parse", "to_string", "leaves", "n_leaves",
            "evaluate", "dimension", "operators_of", "fold"]
@@ -334,7 +335,8 @@ class _Parser:
 
     def open_call(self, name: str, pos: int) -> None:
         if name not in self.ops:
-            raise self.error(f"unknown operator {_quote(name)} (registered: {', '.join(sorted(self.ops))})", pos)
+            raise self.error(refused(name) or f"unknown operator {_quote(name)} "
+                                              f"(registered: {', '.join(sorted(self.ops))})", pos)
         self.take()  # "("
         self.pending.append(_Open(pos, len(self.operands), name))
 
@@ -401,7 +403,8 @@ def _bind(node: Formula, known: Mapping[str, KernelOperator]) -> Formula:
     def bind(current: Op, args: list) -> Op:
         op = current.operator if current.operator is not None else known.get(current.op)
         if op is None:
-            raise InputError(f"unknown kernel operator {current.op!r}; registered: {', '.join(sorted(known))}")
+            raise InputError(refused(current.op) or f"unknown kernel operator {current.op!r}; "
+                                                     f"registered: {', '.join(sorted(known))}")
         if op.arity != len(args):
             raise InputError(_arity_problem(current.op, op.arity, len(args)))
         return Op(current.op, tuple(args), op)

@@ -195,8 +195,9 @@ def _normalized(fn: Callable) -> Callable:
 # propositional kernels -----------------------------------------------------------------------
 def _blocks(node: Formula, base: list[list]) -> list[list]:
     """The joint-state blocks of a parsed formula: a leaf's are ``base``; an operator composes
-    its operands' with ``KernelOperator.combine`` (the joint-truth-table rule by default)."""
-    return fold(node, lambda leaf: base, lambda op, args: op.operator.combine(args))
+    its operands' with ``KernelOperator.combine`` (the joint-truth-table rule by default),
+    called through ``combined``, which names the operator's plugin when it fails."""
+    return fold(node, lambda leaf: base, lambda op, args: op.operator.combined(args))
 
 
 def _check_size(node: Formula, n: int) -> None:

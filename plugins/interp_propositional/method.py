@@ -11,8 +11,8 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
 from interp import Explanation, InputError, progress
-from interp.preprocessing import (MAX_CLASSES, BinaryLabels, binarize_unless_binary, binary_labels, class_index,
-                                  class_name)
+from interp.binarize import binarize_unless_binary
+from interp.preprocessing import MAX_CLASSES, BinaryLabels, binary_labels, class_index, class_name
 from interp.resources import ResourceError
 
 from .estimator import PropositionalSVC, check_fit_memory, uses_approximation

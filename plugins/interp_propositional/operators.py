@@ -61,6 +61,15 @@ def operators() -> dict[str, KernelOperator]:
     return dict(interp.get_registry().kernel_operators)
 
 
+def refused(name: str) -> str | None:
+    """Why the registry gave the operator name ``name`` to no plugin (two third parties claim
+    it), for the message of a formula that uses it; None when it did not refuse it."""
+    import interp
+
+    why = interp.get_registry().kernel_operators.refusal(name)
+    return f"operator {name!r} is not available: {why}" if why else None
+
+
 def generator_operators(third_party: bool = False,
                         known: Mapping[str, KernelOperator] | None = None) -> tuple[KernelOperator, ...]:
     """The operators the random-formula generator draws an inner node from.

@@ -660,6 +660,8 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             models.append(model)
             self.loss_history_.append(loss)
             bar.update()
+        if len(terms) < self.max_terms:  # the loss is small enough, or no new term helps: done
+            bar.stop(f"converged at {len(terms)} term{'s' * (len(terms) != 1)}")
         bar.close()
         return models or [Model((), intercept)]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from interp import RidgeFamily
+from interp.attribution import attributed
 
 # (name, orders, a, b, scale): the first three initial points are those of the reference
 # implementation; the p == q family starts at s = 0.5 and keeps s <= 0.9 so that the argument
@@ -71,8 +72,9 @@ class Ridge:
         at a time (``max_fallback`` then applies per chunk)."""
         theta = np.asarray(theta, dtype=float)
         if self.orders is None:
-            val = np.asarray(self.family.value(theta, u), dtype=float)
-            dth, du = self.family.gradient(theta, u)
+            with attributed(self.family, "value and gradient"):  # a third party's code: its bug
+                val = np.asarray(self.family.value(theta, u), dtype=float)
+                dth, du = self.family.gradient(theta, u)
             return val, np.asarray(dth, dtype=float).reshape(len(theta), -1), np.asarray(du, dtype=float)
         from .meijer import meijerg_grad  # on first use: registering the families needs no evaluator
 
@@ -90,7 +92,8 @@ class Ridge:
         """g(u); a Meijer family ``EVAL_CHUNK`` points at a time, as ``value_and_grad``."""
         theta = np.asarray(theta, dtype=float)
         if self.orders is None:
-            return np.asarray(self.family.value(theta, u), dtype=float)
+            with attributed(self.family, "value"):
+                return np.asarray(self.family.value(theta, u), dtype=float)
         from .meijer import meijerg
 
         a_s, b_s, s, r = self.split(theta)

@@ -112,7 +112,7 @@ def term_title(shown, k: int, xs) -> str:
 
     from .expression import U
     from .hypergeometric import TextPrinter
-    from .render import printable, without_unit
+    from .printable import printable, without_unit
 
     term = sympy.Float(shown.weight) * shown.factor(xs) * shown.shape.xreplace({U: sympy.Symbol(f"u{k}", positive=True)})
     return TextPrinter().doprint(without_unit(printable(term, TITLE_DIGITS).expression))

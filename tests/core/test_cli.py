@@ -221,8 +221,8 @@ def test_a_method_whose_modules_fail_to_import_gets_one_line(run):
     with registered(Broken(), "brokenplugin"):
         result = run("run", "--plugin", "broken", "--dataset", "diabetes")
     assert result.exit_code == 2
-    assert "plugin 'brokenplugin' cannot run 'broken': ModuleNotFoundError: No module named " \
-           "'interp_no_such_module'" in result.output
+    assert "plugin 'brokenplugin' cannot run 'broken' here: missing dependency 'interp_no_such_module' " \
+           "(ModuleNotFoundError: No module named 'interp_no_such_module')" in result.output
     assert "Traceback" not in result.output
 
 

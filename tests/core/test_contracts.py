@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import interp
 from interp.cli import cli
+from interp.component_options import resolve_options
 from interp.errors import InputError, PluginError
 from interp.testing import registered
 
@@ -86,14 +87,14 @@ def test_option_is_the_one_source_of_defaults_conversion_and_bounds():
     method = interp.Method("m", "s", run="json:dumps", options=(
         interp.Option("k", int, 3, min=1), interp.Option("rate", float, 0.5, min=0, max=1),
         interp.Option("kind", str, "a", choices=("a", "b")), interp.Option("flag", bool, False)))
-    assert method.resolve_options({}) == {"k": 3, "rate": 0.5, "kind": "a", "flag": False}
-    assert method.resolve_options({"k": 5, "rate": 1}) == {"k": 5, "rate": 1.0, "kind": "a", "flag": False}
+    assert resolve_options(method, {}) == {"k": 3, "rate": 0.5, "kind": "a", "flag": False}
+    assert resolve_options(method, {"k": 5, "rate": 1}) == {"k": 5, "rate": 1.0, "kind": "a", "flag": False}
     for given, message in [({"k": 0}, "--k must be >= 1, got 0"), ({"rate": 1.5}, "--rate must be <= 1"),
                            ({"k": 2.5}, "--k must be an integer"), ({"kind": "c"}, "--kind must be one of a, b"),
                            ({"flag": "yes"}, "--flag is a flag"), ({"nope": 1}, "has no option 'nope'"),
                            ({"rate": float("nan")}, "--rate must be finite")]:
         with pytest.raises(InputError, match=message):
-            method.resolve_options(given)
+            resolve_options(method, given)
     with pytest.raises(PluginError, match="--k must be >= 1"):  # a default outside its own bounds
         interp.Option("k", int, 0, min=1)
 
@@ -176,8 +177,9 @@ def test_bad_input_from_a_method_stays_exit_2(buggy):
 def test_a_method_whose_run_cannot_be_imported_is_one_line(buggy):
     result = CliRunner().invoke(cli, ["run", "--plugin", "broken", "--dataset", "diabetes"])
     assert result.exit_code == 2
-    assert result.output.strip() == ("Error: plugin 'bugs' cannot run 'broken': ModuleNotFoundError: "
-                                     "No module named 'interp_no_such_module'")
+    assert result.output.strip() == ("Error: plugin 'bugs' cannot run 'broken' here: missing dependency "
+                                     "'interp_no_such_module' (ModuleNotFoundError: No module named "
+                                     "'interp_no_such_module')")
 
 
 def test_the_report_shows_a_bug_as_a_failed_section(buggy, tmp_path):

@@ -59,3 +59,33 @@ def test_a_description_quoting_the_data_is_drawn_visibly(monkeypatch):
 
 def test_outside_a_kernel_no_notebook_is_detected():
     assert progress.in_notebook() is False
+
+
+def test_work_that_stops_early_because_it_is_done_ends_complete_and_says_why(monkeypatch):
+    tty = FakeTerminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    seen = []
+    with progress.on_progress(lambda *a: seen.append(a)):
+        work = progress.Progress("symbolic pursuit", total=5)
+        work.update()
+        work.update()
+        bar = work._bar
+        work.stop("converged at 2 terms")
+        work.close()
+    # a notebook bar closed with n < total is drawn red ("danger"), as an interrupted one
+    assert bar.n == bar.total == 2 and work.reason == "converged at 2 terms"
+    assert "2/2" in tty.getvalue() and "converged at 2 terms" in tty.getvalue()
+    assert seen[-1] == ("symbolic pursuit", 2, 2)
+
+
+def test_symbolic_pursuit_tells_the_bar_it_converged():
+    import numpy as np
+    from interp_symbolic import SymbolicPursuitRegressor
+
+    X = np.random.default_rng(0).uniform(size=(120, 2))
+    seen = []
+    with progress.on_progress(lambda *a: seen.append(a)):
+        SymbolicPursuitRegressor(families=["meijer_0131"], max_terms=4, n_restarts=1, loss_tol=0.5,
+                                 random_state=0).fit(X, X[:, 0] + X[:, 1])
+    desc, done, total = seen[-1]
+    assert desc == "symbolic pursuit" and done == total < 4

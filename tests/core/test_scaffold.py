@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 import interp
 from interp.errors import InputError
@@ -38,13 +39,18 @@ def test_every_kind_renders_to_python_that_parses_and_a_pyproject_with_its_entry
     assert {"pyproject.toml", "README.md", "src/interp_dead_zone/__init__.py", "src/interp_dead_zone/plugin.py",
             "tests/test_dead_zone.py"} <= set(files)
     for path, text in files.items():
-        assert "$" not in text, path  # every placeholder substituted
+        assert "$" not in text.replace("${{ matrix.", ""), path  # every placeholder substituted (not GitHub's)
         if path.endswith(".py"):
             ast.parse(text, filename=path)
     project = tomllib.loads(files["pyproject.toml"])["project"]
     assert project["name"] == "interp-dead-zone"
     assert project["entry-points"]["interp"] == {"dead_zone": "interp_dead_zone.plugin:DeadZonePlugin"}
     assert "## What to edit" in files["README.md"] and "interp new-plugin dead_zone --kind " + kind in files["README.md"]
+    workflow = yaml.safe_load(files[".github/workflows/tests.yml"])  # CI: its tests, strict about plugins
+    steps = workflow["jobs"]["test"]["steps"]
+    assert steps[-2]["run"] == 'python -m pip install -e ".[test]"' and steps[-1]["run"] == "python -m pytest"
+    assert steps[-1]["env"] == {"INTERP_STRICT_PLUGINS": "1"}
+    assert steps[1]["with"]["python-version"] == "${{ matrix.python-version }}"
 
 
 def test_the_package_is_written_where_asked_and_listed(run, tmp_path):
@@ -52,7 +58,7 @@ def test_the_package_is_written_where_asked_and_listed(run, tmp_path):
     assert result.exit_code == 0, result.output
     root = tmp_path / "plugins" / "interp-dead-zone"
     written = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-    assert written == ["README.md", "pyproject.toml", "src/interp_dead_zone/__init__.py",
+    assert written == [".github/workflows/tests.yml", "README.md", "pyproject.toml", "src/interp_dead_zone/__init__.py",
                        "src/interp_dead_zone/components.py", "src/interp_dead_zone/plugin.py",
                        "tests/test_dead_zone.py"]
     assert all(f"    {name}" in result.output for name in written)
@@ -94,7 +100,7 @@ def test_every_template_is_package_data():
     templates = [str(p.relative_to(TEMPLATES.parent)) for p in TEMPLATES.rglob("*") if p.is_file()]
     assert templates and all(any(fnmatch.fnmatch(t, pattern) for pattern in patterns) for t in templates)
     used = {source for kind in KINDS.values() for source, _ in kind.files}
-    used |= {"pyproject.toml", "README.md", "__init__.py"} | {f"{k}/README.part.md" for k in KINDS}
+    used |= {"pyproject.toml", "README.md", "__init__.py", "ci/tests.yml"} | {f"{k}/README.part.md" for k in KINDS}
     assert {t.removeprefix("templates/").removesuffix(".tmpl") for t in templates} == used
 
 
@@ -110,29 +116,67 @@ def _fresh_environment(folder: Path) -> Path:
     return python
 
 
+def rows_of(listing: subprocess.CompletedProcess) -> dict:
+    """The rows of ``interp plugins --json`` by plugin name."""
+    assert listing.returncode == 0, listing.stderr
+    return {row["name"]: row for row in json.loads(listing.stdout)}
+
+
 def _run(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("INTERP_DISABLE_PLUGINS", "PYTHONPATH")}
     env["INTERP_STRICT_PLUGINS"] = "1"
     return subprocess.run([str(python), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
+ANOTHER_RENDERER = """
+import interp
+from interp_made_library.components import Renderer
+
+
+class Ascii(Renderer):
+    name = "ascii"
+
+    def render(self, explanation):
+        return explanation.method
+
+
+class Plugin:
+    @interp.hookimpl
+    def register_made_library_renderers(self, register):
+        register(Ascii())
+"""
+
+
+def _another_package(folder: Path) -> Path:
+    """A package of someone else that plugs into the library scaffold's hook (the scaffolds'
+    own tests must pass with it installed)."""
+    (folder / "another_renderer").mkdir(parents=True)
+    (folder / "another_renderer" / "__init__.py").write_text(ANOTHER_RENDERER)
+    (folder / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "another-renderer"\nversion = "0.1"\n'
+        '[project.entry-points.interp]\nanother = "another_renderer:Plugin"\n')
+    return folder
+
+
 @pytest.mark.slow
 def test_each_kind_installs_in_a_fresh_environment_passes_its_tests_and_is_listed(tmp_path):
     names = {kind: f"made_{kind}" for kind in KINDS}
     roots = [new_plugin(name, kind, tmp_path, registry=interp.get_registry()).root for kind, name in names.items()]
+    roots.append(_another_package(tmp_path / "another"))
     python = _fresh_environment(tmp_path / "venv")
     installed = _run(python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-q",
                      *map(str, roots), cwd=tmp_path)
     assert installed.returncode == 0, installed.stderr[-3000:]
-    tests = _run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(str(r / "tests") for r in roots),
+    tests = _run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(str(r / "tests") for r in roots[:-1]),
                  cwd=tmp_path)
     assert tests.returncode == 0, tests.stdout[-5000:]
     shipped = sum((r / "tests" / f"test_{name}.py").read_text().count("\ndef test_") for r, name in
                   zip(roots, names.values()))
+    assert rows_of(_run(python, "-m", "interp.cli", "plugins", "--json", cwd=tmp_path))["another"]["registered"] == \
+        {"made_library_renderers": ["ascii"]}  # it did plug into the library while the tests ran
     assert f"{shipped} passed" in tests.stdout and shipped >= 4 * len(KINDS)
-    listing = _run(python, "-m", "interp.cli", "plugins", "--json", cwd=tmp_path)
-    assert listing.returncode == 0, listing.stderr
-    rows = {row["name"]: row for row in json.loads(listing.stdout)}
+    rows = rows_of(_run(python, "-m", "interp.cli", "plugins", "--json", cwd=tmp_path))
     for kind, name in names.items():
         assert rows[name]["status"] == "loaded" and rows[name]["source"] == "interp-" + name.replace("_", "-")
         catalogue = KINDS[kind].catalogue

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from interp_symbolic import SymbolicPursuitClassifier, explain_blackbox
 from interp_symbolic import families as families_module
 from interp_symbolic.families import PAPER_FAMILIES, Ridge
-from interp_symbolic.render import HUGE, TINY, model_formula, printable
+from interp_symbolic.printable import HUGE, TINY, printable
+from interp_symbolic.render import model_formula
 
 NUMBER = re.compile(r"(?<![\w.])(\d+\.?\d*(?:e[+-]?\d+)?)", re.IGNORECASE)
 

@@ -16,7 +16,6 @@ import attrs
 import numpy as np
 
 if TYPE_CHECKING:
-    from .scaled import ScaledPoints
     from .series import SeriesResult
 
 EPS = np.finfo(float).eps
@@ -85,6 +84,26 @@ def stuck(out: SeriesResult, acc: Acceptance) -> np.ndarray:
     will not improve with more terms (left to the fallback)."""
     tail_ok = out.certified & (out.tail <= STUCK_TAIL * TOL * np.abs(out.val))
     return tail_ok & ~acc.good
+
+
+@attrs.define(eq=False)
+class ScaledPoints:
+    """The points relative to the largest argument: log w, lx = log w_max, lxmin = log w_min,
+    logx = log(w / w_max) <= 0 and ``pw``, the relative error of x^k per k in units of eps;
+    ``peq``: p == q (the ratio of successive terms tends to w, not to 0)."""
+
+    logw: np.ndarray
+    lx: float
+    lxmin: float
+    logx: np.ndarray
+    pw: np.ndarray
+    peq: bool
+
+    @classmethod
+    def of(cls, logw: np.ndarray, peq: bool) -> ScaledPoints:
+        lx = float(logw.max())
+        logx = logw - lx
+        return cls(logw, lx, float(logw.min()), logx, np.abs(logw) + (abs(lx) - logx), peq)
 
 
 def scaled_rounding(R: np.ndarray, cw: np.ndarray, K: int, Mh: float, s: np.ndarray, pts: ScaledPoints,

@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 from interp.blas import single_threaded_blas
 
-from .bounds import EPS, TERMS_LOG, choose_K, scaled_rounding, scaled_tail
+from .bounds import EPS, TERMS_LOG, ScaledPoints, choose_K, scaled_rounding, scaled_tail
 from .coefficients import SHORT_SERIES, BlockCoeffs, cached_block_coeffs, k_tables
 from .series import NumeratorPole, Parameters, SeriesResult
 
@@ -34,26 +34,6 @@ LENGTH_GRID = 128  # first_length is a multiple of this (> SHORT_SERIES: the sam
 
 class ScaleTooWide(Exception):
     """The points span too many orders of magnitude for one common scale."""
-
-
-@attrs.define(eq=False)
-class ScaledPoints:
-    """The points relative to the largest argument: log w, lx = log w_max, lxmin = log w_min,
-    logx = log(w / w_max) <= 0 and ``pw``, the relative error of x^k per k in units of eps;
-    ``peq``: p == q (the ratio of successive terms tends to w, not to 0)."""
-
-    logw: np.ndarray
-    lx: float
-    lxmin: float
-    logx: np.ndarray
-    pw: np.ndarray
-    peq: bool
-
-    @classmethod
-    def of(cls, logw: np.ndarray, peq: bool) -> ScaledPoints:
-        lx = float(logw.max())
-        logx = logw - lx
-        return cls(logw, lx, float(logw.min()), logx, np.abs(logw) + (abs(lx) - logx), peq)
 
 
 @attrs.define(eq=False)
