@@ -122,10 +122,10 @@ def _method_output(result, explained):
     """A function of encoded rows giving a method's output on the model's scale (its
     probability of the positive class, or its prediction), or None when its result makes no
     predictions, no probabilities, or explains a regressor's decision rather than its number."""
-    from .explaining import _input_for, _surrogate
+    from .studied import rows_for, surrogate_of
 
     studied = explained.studied
-    surrogate, _ = _surrogate(result.explanation.estimator, studied)
+    surrogate, _ = surrogate_of(result.explanation.estimator, studied)
     if surrogate is None:
         return None
     classes = [str(c) for c in getattr(surrogate, "classes_", [])]
@@ -136,7 +136,7 @@ def _method_output(result, explained):
         return None  # a class of a regressor's decision is not on the prediction's scale
 
     def output(X):
-        rows = _input_for(surrogate, studied.raw_rows(X), X, studied)
+        rows = rows_for(surrogate, studied.raw_rows(X), X, studied)
         if positive is None:
             return np.asarray(surrogate.predict(rows), dtype=float)
         return np.asarray(surrogate.predict_proba(rows))[:, classes.index(positive)]

@@ -21,7 +21,7 @@ from .data import Dataset, from_arrays, from_frame
 from .errors import InputError, InterpError
 from .preprocessing import class_name
 from .results import Explanation, Table, Text, format_value
-from .studied import ModelOutputs, StudiedModel, model_name
+from .studied import ModelOutputs, StudiedModel, model_name, rows_for, surrogate_of
 
 #: below these the summary says in words that an explanation does not follow the model
 LOW_AGREEMENT, LOW_R2 = 0.9, 0.8
@@ -145,7 +145,7 @@ class ModelExplanation:
             if not hasattr(est, "for_rows"):
                 notes[result.method] = _no_rows_reason(result.method)
                 continue
-            explained = est.for_rows(_input_for(est, frame, encoded, self.studied))
+            explained = est.for_rows(rows_for(est, frame, encoded, self.studied))
             by_method[result.method] = [attrs.evolve(r, model_output=float(m)) for r, m in zip(explained, model_out)]
         return RowsExplained(tuple(frame.index), by_method, notes, self.output_name)
 
@@ -237,18 +237,6 @@ class RowsExplained:
 def _no_rows_reason(method: str) -> str:
     return (f"no per-row explanation: the {method} result explains the model as a whole (a map of its features "
             "is global), not one row")
-
-
-def _input_for(estimator: Any, frame: Any, encoded: np.ndarray, studied: StudiedModel) -> Any:
-    """Rows as ``estimator`` takes them: the user's columns when it was fitted on them, else
-    interp's encoding (a DataFrame with its names)."""
-    import pandas as pd
-
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is not None and [str(n) for n in names] == [str(c) for c in frame.columns]:
-        return frame
-    columns = list(studied.data.feature_names)
-    return pd.DataFrame(encoded, columns=columns, index=frame.index)
 
 
 def _dataset(X: Any, y: Any, name: str) -> Dataset:
@@ -440,37 +428,17 @@ def _model_score(studied: StudiedModel, data: Dataset, held: np.ndarray) -> dict
     return {"R^2": 1 - float(np.mean((predicted.astype(float) - truth) ** 2)) / var} if var > 0 else {}
 
 
-def _surrogate(estimator: Any, studied: StudiedModel) -> tuple[Any, str]:
-    """The model of a method's result that predicts (its estimator, or the ``estimator`` it
-    reads), or None and why there is none."""
-    for candidate in (estimator, getattr(estimator, "estimator", None)):
-        if candidate is studied or candidate is studied.model:
-            return None, "exact: it reads the model's own trees"
-        if candidate is not None and hasattr(candidate, "predict"):
-            return candidate, ""
-    return None, "not measured: the method's result makes no predictions"
-
-
-def _rows_for(estimator: Any, data: Dataset, rows: np.ndarray) -> Any:
-    """The held-out rows as ``estimator`` takes them: the user's raw columns when it was fitted
-    on them (a Pipeline with a binarizer), else interp's encoding, named when it has names."""
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is not None and data.raw is not None and [str(n) for n in names] == list(map(str, data.raw.columns)):
-        return data.raw.iloc[rows].reset_index(drop=True)
-    frame = data.frame().iloc[rows].reset_index(drop=True)
-    return frame if names is not None else frame.to_numpy()
-
-
 def measure_fidelity(estimator: Any, studied: StudiedModel, data: Dataset, held: np.ndarray,
                      truth: np.ndarray, positive: str) -> Fidelity:
     """``Fidelity`` of a method's result on the held-out rows ``held`` against ``truth``, the
     model's answer for every row: R^2 for numbers, else agreement and AUC for ``positive``."""
     from sklearn.metrics import roc_auc_score
 
-    surrogate, note = _surrogate(estimator, studied)
+    surrogate, note = surrogate_of(estimator, studied)
     if surrogate is None:
         return Fidelity(len(held), note=note)
-    rows = _rows_for(surrogate, data, held)
+    raw = data.raw if data.raw is not None else data.frame()
+    rows = rows_for(surrogate, raw.iloc[held].reset_index(drop=True), data.X[held], studied)
     try:
         predicted = np.asarray(surrogate.predict(rows))
     except Exception as err:  # noqa: BLE001 - a result that cannot take the rows is reported, not fatal

@@ -207,3 +207,26 @@ class StudiedModel:
         labels = self._labels(np.asarray(self.model.predict(rows)))
         return ModelOutputs("classification", P[:, self._positive_index], labels, str(self.classes_[1]),
                             str(self.classes_[0]))
+
+
+def surrogate_of(estimator: Any, studied: StudiedModel) -> tuple[Any, str]:
+    """The model of a method's result that predicts (its estimator, or the ``estimator`` it
+    reads), or None and why there is none."""
+    for candidate in (estimator, getattr(estimator, "estimator", None)):
+        if candidate is studied or candidate is studied.model:
+            return None, "exact: it reads the model's own trees"
+        if candidate is not None and hasattr(candidate, "predict"):
+            return candidate, ""
+    return None, "not measured: the method's result makes no predictions"
+
+
+def rows_for(estimator: Any, frame: Any, encoded: np.ndarray, studied: StudiedModel) -> Any:
+    """Rows as ``estimator`` takes them: the user's columns when it was fitted on them, else
+    interp's encoding (a DataFrame with its names)."""
+    import pandas as pd
+
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and [str(n) for n in names] == [str(c) for c in frame.columns]:
+        return frame
+    columns = list(studied.data.feature_names)
+    return pd.DataFrame(encoded, columns=columns, index=frame.index)
