@@ -19,47 +19,12 @@ import numpy as np
 
 from .data import Dataset, from_arrays, from_frame
 from .errors import InputError, InterpError
+from .fidelity import Fidelity, measure_fidelity
 from .preprocessing import class_name
 from .results import Explanation, Table, Text, format_value
-from .studied import ModelOutputs, StudiedModel, model_name, rows_for, surrogate_of
+from .studied import ModelOutputs, StudiedModel, model_name, rows_for
 
-#: below these the summary says in words that an explanation does not follow the model
-LOW_AGREEMENT, LOW_R2 = 0.9, 0.8
 FIT_TO = ("model", "data")
-
-
-@attrs.frozen
-class Fidelity:
-    """How closely a method's own model follows the studied model on ``rows`` held-out rows:
-    ``agreement`` (share of equal classes) and ``auc`` (its score ranking the model's classes)
-    for a decision, ``r2`` against the model's predictions for a number; ``note`` says why
-    nothing was measured, or that nothing needs to be (a method that reads the model itself)."""
-
-    rows: int
-    agreement: float | None = None
-    auc: float | None = None
-    r2: float | None = None
-    note: str = ""
-
-    @property
-    def low(self) -> bool:
-        return ((self.agreement is not None and self.agreement < LOW_AGREEMENT)
-                or (self.r2 is not None and self.r2 < LOW_R2))
-
-    def text(self) -> str:
-        """One cell of the summary table: "agreement 0.96, AUC 0.99" (and "LOW" when low)."""
-        parts = []
-        if self.agreement is not None:
-            parts.append(f"agreement {self.agreement:.3f}")
-        if self.auc is not None:
-            parts.append(f"AUC {self.auc:.3f}")
-        if self.r2 is not None:
-            parts.append(f"R^2 {self.r2:.3f}")
-        text = ", ".join(parts) or self.note
-        return f"{text}: LOW, does not follow the model closely" if self.low else text
-
-    def to_dict(self) -> dict:
-        return attrs.asdict(self)
 
 
 @attrs.frozen
@@ -304,6 +269,21 @@ def _method_data(data: Dataset, rows: np.ndarray, y: np.ndarray) -> Dataset:
     return attrs.evolve(data, X=data.X[rows], y=np.asarray(y)[rows], raw=raw)
 
 
+@attrs.frozen
+class Study:
+    """What every method of one ``explain`` call shares: the data, the studied model and its
+    outputs on every row, the fitting and held-out rows, the decision the class methods are
+    fitted to, and ``fit_to``."""
+
+    data: Dataset
+    studied: StudiedModel
+    outputs: ModelOutputs
+    fit_rows: np.ndarray
+    held: np.ndarray
+    decision: Decision
+    fit_to: str
+
+
 def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None = None, test_size: float = 0.25,
             positive: str | None = None, fit_to: str = "model", threshold: float | None = None,
             options: dict[str, dict] | None = None, random_state: int | None = 0, n_jobs: int | None = None,
@@ -324,7 +304,7 @@ def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None 
     model, the table and the target are the call; the rest tune it.
     """
     from .registry import get_registry
-    from .runner import PluginBug, RunContext, run_method
+    from .runner import RunContext
 
     if fit_to not in FIT_TO:
         raise InputError(f"fit_to must be one of {', '.join(FIT_TO)}, got {fit_to!r}")
@@ -335,37 +315,41 @@ def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None 
     studied = StudiedModel(model, data, positive)
     outputs = studied.outputs(data.X)
     fit_rows, held = _split(outputs, data.n_samples, test_size, random_state)
-    decision = _decision(outputs, fit_rows, threshold)
+    study = Study(data, studied, outputs, fit_rows, held, _decision(outputs, fit_rows, threshold), fit_to)
     registered = get_registry().methods
     names = list(dict.fromkeys(methods)) if methods is not None else sorted(registered)
     unknown = [m for m in names if m not in registered]
     if unknown:
         raise InputError(f"unknown method {unknown[0]!r}; available: {', '.join(sorted(registered))}")
-    results = []
-    for method_name in names:
-        method = registered[method_name]
-        target, fitted_to, numeric = _target_for(method, outputs, decision, data, fit_to, model_name(model))
-        ctx = RunContext(seed=random_state, quiet=quiet, n_jobs=n_jobs,
-                         model=studied if method.explains_model else None)
-        start = time.perf_counter()
-        try:
-            exp = run_method(method_name, _method_data(data, fit_rows, target), (options or {}).get(method_name), ctx)
-        except InterpError as err:
-            results.append(MethodResult(method_name, fitted_to, time.perf_counter() - start,
-                                        error=str(err).splitlines()[0] if str(err) else type(err).__name__,
-                                        bug=isinstance(err, PluginBug)))
-            continue
-        seconds = time.perf_counter() - start
-        truth = outputs.scores if numeric else decision.labels
-        fidelity = measure_fidelity(exp.estimator, studied, data, held, truth, decision.positive)
-        results.append(MethodResult(method_name, fitted_to, seconds, exp, fidelity))
+    ctx = RunContext(seed=random_state, quiet=quiet, n_jobs=n_jobs)
+    results = tuple(_run_one(study, registered[m], (options or {}).get(m), ctx) for m in names)
+    classification = outputs.task == "classification"
     return ModelExplanation(
         data=data.name, n_rows=data.n_samples, n_columns=len(_columns(data)), target=data.target_name,
-        model=model_name(model), task=outputs.task, decision=_decision_words(outputs, decision, data.target_name),
-        output_name=(f"P({data.target_name or 'y'}={decision.positive})" if outputs.task == "classification"
-                     else "prediction"),
-        held_out=len(held), model_score=_model_score(studied, data, held), results=tuple(results),
+        model=model_name(model), task=outputs.task, decision=_decision_words(outputs, study.decision, data.target_name),
+        output_name=f"P({data.target_name or 'y'}={study.decision.positive})" if classification else "prediction",
+        held_out=len(held), model_score=_model_score(studied, data, held), results=results,
         left_out=tuple(left_out), studied=studied, held_rows=held)
+
+
+def _run_one(study: Study, method, options: dict | None, ctx) -> MethodResult:
+    """One method fitted on the study's fitting rows to what it explains, and measured on the
+    held-out rows; a method that cannot run gets the one line saying why."""
+    from .runner import PluginBug, run_method
+
+    target, fitted_to, numeric = _target_for(method, study, model_name(study.studied.model))
+    ctx = attrs.evolve(ctx, model=study.studied if method.explains_model else None)
+    start = time.perf_counter()
+    try:
+        exp = run_method(method.name, _method_data(study.data, study.fit_rows, target), options, ctx)
+    except InterpError as err:
+        return MethodResult(method.name, fitted_to, time.perf_counter() - start,
+                            error=str(err).splitlines()[0] if str(err) else type(err).__name__,
+                            bug=isinstance(err, PluginBug))
+    seconds = time.perf_counter() - start
+    truth = study.outputs.scores if numeric else study.decision.labels
+    fidelity = measure_fidelity(exp.estimator, study.studied, study.data, study.held, truth, study.decision.positive)
+    return MethodResult(method.name, fitted_to, seconds, exp, fidelity)
 
 
 def _model_columns(model: Any, X: Any) -> tuple[Any, list[str]]:
@@ -396,16 +380,16 @@ def _decision_words(outputs: ModelOutputs, decision: Decision, target: str) -> s
     return f"its prediction (and {decision.words} for methods that need a class)"
 
 
-def _target_for(method, outputs: ModelOutputs, decision: Decision, data: Dataset, fit_to: str,
-                name: str) -> tuple[np.ndarray, str, bool]:
+def _target_for(method, study: Study, name: str) -> tuple[np.ndarray, str, bool]:
     """What ``method`` is fitted to, the words for it, and whether that is a number (the
     model's prediction) rather than a class."""
+    outputs, decision = study.outputs, study.decision
     if method.explains_model and outputs.task == "classification":
         return decision.labels, f"{name} itself (its probability of {decision.positive})", False
     if method.explains_model:
         return outputs.scores, f"{name} itself (its prediction)", True
-    if fit_to == "data" and not method.explains_model:
-        return data.y, "the data's target, not the model", False
+    if study.fit_to == "data" and not method.explains_model:
+        return study.data.y, "the data's target, not the model", False
     if outputs.task == "regression" and method.task in ("regression", "any"):
         return outputs.scores, f"{name}'s prediction", True
     if outputs.task == "regression":
@@ -426,47 +410,3 @@ def _model_score(studied: StudiedModel, data: Dataset, held: np.ndarray) -> dict
     truth = truth.astype(float)
     var = float(np.var(truth))
     return {"R^2": 1 - float(np.mean((predicted.astype(float) - truth) ** 2)) / var} if var > 0 else {}
-
-
-def measure_fidelity(estimator: Any, studied: StudiedModel, data: Dataset, held: np.ndarray,
-                     truth: np.ndarray, positive: str) -> Fidelity:
-    """``Fidelity`` of a method's result on the held-out rows ``held`` against ``truth``, the
-    model's answer for every row: R^2 for numbers, else agreement and AUC for ``positive``."""
-    from sklearn.metrics import roc_auc_score
-
-    surrogate, note = surrogate_of(estimator, studied)
-    if surrogate is None:
-        return Fidelity(len(held), note=note)
-    raw = data.raw if data.raw is not None else data.frame()
-    rows = rows_for(surrogate, raw.iloc[held].reset_index(drop=True), data.X[held], studied)
-    try:
-        predicted = np.asarray(surrogate.predict(rows))
-    except Exception as err:  # noqa: BLE001 - a result that cannot take the rows is reported, not fatal
-        return Fidelity(len(held), note=f"not measured: its model does not take the data's rows ({type(err).__name__})")
-    truth = truth[held]
-    if truth.dtype.kind in "fc":
-        var = float(np.var(truth))
-        r2 = 1 - float(np.mean((predicted.astype(float) - truth) ** 2)) / var if var > 0 else None
-        return Fidelity(len(held), r2=r2)
-    own = {class_name(c) for c in getattr(surrogate, "classes_", np.unique(predicted))}
-    if not own & {class_name(t) for t in truth}:
-        return Fidelity(len(held), note=f"not measured: its classes ({', '.join(sorted(own)[:4])}) are not the model's")
-    agreement = float(np.mean([class_name(p) == class_name(t) for p, t in zip(predicted, truth)]))
-    score = _positive_score(surrogate, rows, positive)
-    is_positive = np.array([class_name(t) == positive for t in truth])
-    auc = (float(roc_auc_score(is_positive, score)) if score is not None and 0 < is_positive.sum() < len(truth)
-           else None)
-    return Fidelity(len(held), agreement=agreement, auc=auc)
-
-
-def _positive_score(surrogate: Any, rows: Any, positive: str) -> np.ndarray | None:
-    """The surrogate's score for the positive class: its probability, or its decision value."""
-    classes = [class_name(c) for c in getattr(surrogate, "classes_", [])]
-    if positive not in classes:
-        return None
-    if hasattr(surrogate, "predict_proba"):
-        return np.asarray(surrogate.predict_proba(rows), dtype=float)[:, classes.index(positive)]
-    if hasattr(surrogate, "decision_function") and len(classes) == 2:
-        value = np.asarray(surrogate.decision_function(rows), dtype=float).ravel()
-        return value if classes.index(positive) == 1 else -value
-    return None
