@@ -8,10 +8,13 @@ For 3 data sets x 2 tree models, ``interp.explain`` fits every method to the mod
 quarters of the rows; on (at most ``--rows``) held-out rows each method that explains single
 rows gives its contributions (``ModelExplanation.for_rows``), and ``shap.TreeExplainer`` the
 model's SHAP values (of the log-odds for a classifier).  Per row: how many of the method's top
-3 features (by |contribution|) are among SHAP's top 3, and the Spearman correlation of the two
+3 features (by |contribution|, non-zero ones only) are among SHAP's top 3, and the Spearman correlation of the two
 over all features (rows where either is constant left out); the table gives medians over the
 rows and the time per row of each.  A method's contributions are those of its own model (a
-card, a formula): where that model does not follow the black box, neither do they.
+card, a formula): where that model does not follow the black box, neither do they.  The
+baselines differ by design: SHAP's is the model's mean output, a card's is 0 points (a row on
+which no card row holds gets no contribution at all: the card's reason is that nothing holds),
+a formula's its value at the training rows' mean.
 Data: ``breast-cancer`` (binary) and ``diabetes`` (regression), bundled with interp, and
 ``heart`` (binary) from ../shared/data/uci (left out, with a note, where it is absent).
 Models: XGBoost (200 rounds, depth 4) and a random forest (200 trees, depth 8), seeded.
@@ -50,7 +53,7 @@ def compare(contributions: np.ndarray, shap: np.ndarray) -> tuple[float, float]:
 
     overlap, rho = [], []
     for c, s in zip(contributions, shap):
-        top_c = set(np.argsort(-np.abs(c), kind="stable")[:TOP])
+        top_c = set(np.argsort(-np.abs(c), kind="stable")[:min(TOP, np.count_nonzero(c))])
         top_s = set(np.argsort(-np.abs(s), kind="stable")[:TOP])
         overlap.append(len(top_c & top_s) / TOP)
         if np.ptp(c) > 0 and np.ptp(s) > 0:

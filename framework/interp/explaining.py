@@ -25,6 +25,9 @@ from .results import Explanation, Table, Text, format_value
 from .studied import ModelOutputs, StudiedModel, model_name, rows_for
 
 FIT_TO = ("model", "data")
+#: what ``for_rows`` says of a method whose result explains no single row and does not say why
+#: itself (an estimator's ``rows_note``)
+NO_ROWS = "no per-row explanation: this method's result does not explain single rows"
 
 
 @attrs.frozen
@@ -108,7 +111,7 @@ class ModelExplanation:
                 continue
             est = result.explanation.estimator
             if not hasattr(est, "for_rows"):
-                notes[result.method] = _no_rows_reason(result.method)
+                notes[result.method] = getattr(est, "rows_note", NO_ROWS)
                 continue
             explained = est.for_rows(rows_for(est, frame, encoded, self.studied))
             by_method[result.method] = [attrs.evolve(r, model_output=float(m)) for r, m in zip(explained, model_out)]
@@ -197,11 +200,6 @@ class RowsExplained:
                 blocks.append(explained[i].text())
             blocks += [render_sections([Text(f"{method}: {why}")]) for method, why in self.notes.items()]
         return "\n\n".join(blocks)
-
-
-def _no_rows_reason(method: str) -> str:
-    return (f"no per-row explanation: the {method} result explains the model as a whole (a map of its features "
-            "is global), not one row")
 
 
 def _dataset(X: Any, y: Any, name: str) -> Dataset:

@@ -123,6 +123,10 @@ class FeatureVectors(ExplainedEstimator, BaseEstimator):
     task_ : str
     """
 
+    #: what ``interp.explain``'s per-row explanations say of this method
+    rows_note = ("no per-row explanation: the map of Feature Vectors is global, the model's features as a whole "
+                 "(read single rows with the other methods)")
+
     embedding_params = None  # the default, for a model pickled before the parameter existed
 
     def __init__(self, n_paths=100_000, window=3, max_depth=3, task="auto", estimator=None,
