@@ -60,8 +60,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .closed_forms import Power
 from .families import U_FLOOR, Ridge
-from .projections import LINEAR, UNFLOORED, Prefactor, monomial_projection
+from .projections import LINEAR, MONOMIAL_GAIN, UNFLOORED, Prefactor, monomial_projection
 from .model import Model, Rows, design, measure_ranges, mse, replaced_in_turn, solved
 from .simplify import RESOLUTION, nearest_closed_form, simplify_term
 from .sparsify import sparser_models
@@ -80,6 +81,9 @@ SCORE_LOSS_FACTOR = 1.5
 # ... the losses floored at this fraction of the target's variance first: below it a fit is exact to
 # double precision, and two exact rows differ only in rounding
 EXACT_LOSS = 1e-14
+# a logarithm whose linear fit leaves at most this fraction of its spread is a product of powers
+# (``log_structure``): what is left is rounding
+LOG_EXACT = 1e-20
 # ... and among those rows, the ones without these functions first, when there are any
 NOT_ELEMENTARY = ("besselj", "bessely", "besseli", "besselk", "gamma", "hyper", "meijerg")
 # model_selection="simplest": the fewest terms whose held-out loss exceeds the best by at most this
@@ -187,36 +191,69 @@ class PursuitStep:
 class LogStructure:
     """What the logarithm of a one-signed residual shows on the scaled logarithms F of the
     positive columns (``log_structure``): its linear ``trend`` (a product of powers's own
-    exponents) and the direction of its strongest ``bend`` (unit norm: log g(a . F) bends only
-    along a)."""
+    exponents), the direction of its strongest ``bend`` (unit norm: log g(a . F) bends only
+    along a) and whether the trend alone fits the logarithm to rounding (``exact``: the
+    residual is the product of powers exp(c + trend . F))."""
 
     trend: np.ndarray
     bend: np.ndarray
+    exact: bool = False
 
 
 def log_structure(F, unexplained) -> LogStructure | None:
     """The ``LogStructure`` of ``unexplained`` (what the terms so far leave of the target) on
-    the features ``F`` of the monomial kind: a quadratic least-squares fit of log|unexplained|
-    in F, its linear part the trend and the leading eigenvector of its quadratic part the bend
-    (a law P(x) * g(u(x)) has log P + log g(u), whose second derivatives in log x all lie along
-    u's exponents).  None when ``unexplained`` changes sign or reaches 0, or when there are
-    fewer than three rows per coefficient of the fit."""
+    the features ``F`` of the monomial kind: a least-squares fit of log|unexplained| in F;
+    when it leaves no more than ``LOG_EXACT`` of the logarithm's spread, the product of
+    powers it is (``exact``, the bend along the trend); otherwise a quadratic fit, its linear
+    part the trend and the leading eigenvector of its quadratic part the bend (a law
+    P(x) * g(u(x)) has log P + log g(u), whose second derivatives in log x all lie along u's
+    exponents), its sign fixed (the largest component positive: an eigenvector's sign is the
+    LAPACK build's choice).  The exact case comes first because the quadratic part of a
+    product of powers is rounding, whose eigenvectors differ from one BLAS build to the next.
+    None when ``unexplained`` changes sign or reaches 0, or when there are fewer than three
+    rows per coefficient of the quadratic fit."""
     read = np.flatnonzero(np.any(F != 0, axis=0))
     k = len(read)
     if not (np.all(unexplained > 0) or np.all(unexplained < 0)) or len(unexplained) < 3 * (k + 1) * (k + 2) // 2:
         return None
+    logs = np.log(np.abs(unexplained))
     centred = F[:, read] - 0.5
+    linear = np.column_stack([np.ones(len(F)), centred])
+    coef, *_ = np.linalg.lstsq(linear, logs, rcond=None)
+    if not np.all(np.isfinite(coef)):
+        return None
+    trend = np.zeros(F.shape[1])
+    trend[read] = coef[1:]
+    if np.sum((logs - linear @ coef) ** 2) <= LOG_EXACT * np.sum((logs - logs.mean()) ** 2):
+        norm = np.linalg.norm(trend)
+        return LogStructure(trend, trend / norm, exact=True) if norm > 0 else None
     upper = np.triu_indices(k)
-    A = np.column_stack([np.ones(len(F)), centred, (centred[:, :, None] * centred[:, None, :])[:, upper[0], upper[1]]])
-    coef, *_ = np.linalg.lstsq(A, np.log(np.abs(unexplained)), rcond=None)
+    A = np.column_stack([linear, (centred[:, :, None] * centred[:, None, :])[:, upper[0], upper[1]]])
+    coef, *_ = np.linalg.lstsq(A, logs, rcond=None)
     if not np.all(np.isfinite(coef)):
         return None
     half = np.zeros((k, k))
     half[upper] = coef[1 + k:]
     values, vectors = np.linalg.eigh(half + half.T)
+    lead = vectors[:, np.argmax(np.abs(values))]
     trend, bend = np.zeros(F.shape[1]), np.zeros(F.shape[1])
-    trend[read], bend[read] = coef[1:1 + k], vectors[:, np.argmax(np.abs(values))]
+    trend[read], bend[read] = coef[1:1 + k], lead * np.sign(lead[np.argmax(np.abs(lead))])
     return LogStructure(trend, bend) if np.linalg.norm(trend) > 0 else None
+
+
+def power_law(kind: TermKind, trend, fit: Rows) -> Candidate:
+    """The term of ``kind`` (a monomial one) that is the product of powers exp(trend . F) on the
+    scaled logarithms F (``LogStructure.exact``), with its best weight for ``fit.t``: the
+    ``power`` closed form u^t of the unit direction along the trend, t = ||trend|| sqrt(d) / K
+    (u = exp(K (l - 1)), l = v . F / sqrt(d); a larger t than the form's bound lengthens the
+    direction instead).  What the logarithm shows exactly needs no fit (a Meijer G reaches
+    u^t only at the special parameters where its gradient is singular), and it prints as what
+    simplification would make of it."""
+    ridge = Ridge(Power())
+    t = float(np.linalg.norm(trend)) * math.sqrt(len(trend)) / MONOMIAL_GAIN
+    power = min(t, ridge.bounds[0][1])
+    return evaluate_term(ridge, [power], trend / np.linalg.norm(trend) * (t / power), fit.Xs, fit.t,
+                         kind.projection)
 
 
 @dataclass(frozen=True)
@@ -682,15 +719,32 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             ok = [c for c in of_kind if c.ok]
             if ok:
                 chosen.append((kind, min(ok, key=lambda c: (c.loss, self.families_.index(c.family)))))
-        self.family_log_.append(logged)
-        best = []
+        best = {}
         for (kind, c), out in zip(chosen, self._polished(ridges, chosen, fit)):
             out = out if out.ok and out.loss <= c.loss else c
             term = kind.term(ridges[self.families_.index(c.family)], out)
-            best.append(self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held))
-        for (kind, _), b in zip(chosen, best):
-            log.info("step %d: best %s term, held-out loss %.4g", step.index + 1, kind.name, b.held_loss / step.scale)
-        return _by_margin(best, step.scale, len(held.t) or len(fit.t)) if best else None
+            best[kind.name] = self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held)
+        if step.shape is not None and step.shape.exact and self.simplify:
+            self._add_power_law(best, kinds, step, fit, held, logged)
+        self.family_log_.append(logged)
+        ordered = [best[kind.name] for kind in kinds if kind.name in best]  # the simplest kind first
+        for kind in kinds:
+            if kind.name in best:
+                log.info("step %d: best %s term, held-out loss %.4g", step.index + 1, kind.name,
+                         best[kind.name].held_loss / step.scale)
+        return _by_margin(ordered, step.scale, len(held.t) or len(fit.t)) if ordered else None
+
+    @staticmethod
+    def _add_power_law(best: dict, kinds, step: PursuitStep, fit: Rows, held: Rows, logged: dict) -> None:
+        """Offer the product of powers a target's logarithm is exactly (``power_law``) as the
+        monomial kind's term in ``best`` (by kind name), where it predicts the training rows
+        at least as well as the kind's fitted one; logged as "power (monomial)"."""
+        kind = next(k for k in kinds if k.projection is not LINEAR and k.prefactor is None)
+        c = power_law(kind, step.shape.trend, fit)
+        logged[f"{c.family} ({kind.name})"] = c.loss / step.scale if c.ok else c.reason
+        if c.ok and (kind.name not in best or c.loss <= best[kind.name].loss):
+            term = kind.term(Ridge(Power()), c)
+            best[kind.name] = _NewTerm(term, c.loss, _held_out_loss(term, fit, held))
 
     def _scale(self, X):
         return (X - self.data_min_) / self.data_range_
