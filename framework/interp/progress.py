@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Iterator, TypeVar
 from .terminal import visible
 
 T = TypeVar("T")
+NEUTRAL_COLOUR = "#9e9e9e"  # a notebook bar that ``Progress.finish`` ended early
 Callback = Callable[[str, int, "int | None"], None]
 
 _quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("interp_quiet", default=False)
@@ -86,6 +87,17 @@ class Progress:
             callback(self.desc, self.done, self.total)
         if self._bar is not None:
             self._bar.update(n)
+
+    def finish(self, note: str) -> None:
+        """End the work before ``total`` steps because it needs no more (a fit that converged):
+        the bar ends full, ``note`` after its description, in a neutral colour (a bar closed
+        short of its total is drawn as interrupted: red in a notebook)."""
+        if self._bar is not None:
+            self._bar.set_description_str(visible(f"{self.desc}: {note}", one_line=True), refresh=False)
+            self._bar.total = self._bar.n
+            if getattr(self._bar, "container", None) is not None:  # a notebook widget: not success's green
+                self._bar.colour = NEUTRAL_COLOUR
+        self.close()
 
     def close(self) -> None:
         if self._bar is not None:

@@ -333,6 +333,17 @@ def _fit_term_task(ridge, Xs, r, starts, maxiter, **kinds) -> Candidate:
         return fit_term(ridge, np.ascontiguousarray(Xs), np.ascontiguousarray(r), starts, maxiter, **kinds)
 
 
+def _end_progress(bar, n_terms: int, max_terms: int, converged: bool) -> None:
+    """Close the pursuit's progress ``bar``: full at ``max_terms`` terms; when the pursuit
+    stopped before, ended early with why (it converged, or a further term gained too little),
+    which is how a good fit ends, not an interrupted one."""
+    if n_terms >= max_terms:
+        bar.close()
+        return
+    count = f"{n_terms} term{'' if n_terms == 1 else 's'}"
+    bar.finish(f"converged at {count}" if converged else f"stopped at {count}: a further term gained too little")
+
+
 def _holdout(n, fraction, seed, strata=None) -> Holdout:
     """A random ``fraction`` of the ``n`` rows held out (drawn within each value of ``strata``
     when given, every stratum keeping a training row); none when fewer than 2 rows would remain
@@ -697,7 +708,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             models.append(model)
             self.loss_history_.append(loss)
             bar.update()
-        bar.close()
+        _end_progress(bar, len(terms), self.max_terms, converged=loss <= self.loss_tol)
         return models or [Model((), intercept)]
 
     def _best_term(self, ridges, kinds, step: PursuitStep, fit: Rows, held: Rows) -> _NewTerm | None:
