@@ -23,7 +23,7 @@ pursuit with back-fitting (eq. 10-12):
    weights and intercept re-solved (and the terms still Meijer offered once more, against the
    residual the rewritten ones leave; a rewrite is refused if the model then predicts the
    held-out rows far worse), and scored on held-out rows (``validation_fraction``, u clipped to
-   its training range as ``predict`` clips it);
+   its range over the training rows' box as ``predict`` clips it);
 5. a simplified model whose terms are not all closed forms gets a variant with each Meijer
    term replaced by its nearest closed form whatever the loss (``_closed_variant``); each
    model is made sparser rung by rung (``sparsify.sparser_models``: at most 89,
@@ -889,7 +889,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         fitted on the training rows; its formula is that of the model with the weights and
         intercept refitted on every row, which is what ``predict`` uses when the row is selected.
         """
-        for m, _ in candidates:  # held-out rows are scored the way predict clips them: to the training range
+        for m, _ in candidates:  # held-out rows are scored the way predict clips them: to the training box
             measure_ranges(m.terms, Xs[rows.train])
         records = [self._scores(m, Xs, t, rows) for m, _ in candidates]
         own = np.array([o for _, o in candidates])
