@@ -61,6 +61,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .closed_forms import Power
+from .contributions import contributions
 from .families import U_FLOOR, Ridge
 from .projections import LINEAR, MONOMIAL_GAIN, UNFLOORED, Prefactor, monomial_projection
 from .model import Model, Rows, design, measure_ranges, mse, replaced_in_turn, solved
@@ -977,25 +978,49 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         return out
 
     def _importances(self, X):
-        """First- and second-order Taylor coefficients of the model's sum at the data mean."""
+        """``baseline_row_`` (the training mean) and ``baseline_`` (the model's sum there), the
+        importances (``feature_importances_``: each feature's mean absolute contribution on
+        the training rows, ``contributions``) and ``interactions_`` (the second-order Taylor
+        coefficients of the sum at the baseline row)."""
         x0 = X.mean(axis=0)
-        self.taylor_point_ = x0
-        d = X.shape[1]
-        grad = np.zeros(d)
-        hess = np.zeros((d, d))
+        self.baseline_row_ = x0
         xs0 = self._scale(x0[None, :])
+        self.baseline_ = float(self.intercept_ + sum(tm.weight * tm.values(xs0)[0] for tm in self.terms_))
+        self.feature_importances_ = np.mean(np.abs(contributions(self.terms_, self._scale(X), xs0)), axis=0)
+        d = X.shape[1]
+        hess = np.zeros((d, d))
         for tm in self.terms_:
-            self._add_term_derivatives(tm, x0, xs0, grad, hess)
-        self.feature_importances_ = grad
+            self._add_term_hessian(tm, x0, xs0, hess)
         inter = hess.copy()
         inter[np.diag_indices(d)] /= 2.0
         self.interactions_ = inter
 
-    def _add_term_derivatives(self, tm: Term, x0, xs0, grad, hess) -> None:
-        """Add the gradient and Hessian of w * P(x) * g(u(x)) (P = 1 without a prefactor) at the
-        point ``x0`` (``xs0``: it scaled) into ``grad`` and ``hess`` in place (one d x d
-        temporary at a time: the importances of a model on many features), g'' by central
-        differences; g's part is zero where u is clipped (g is then constant)."""
+    def contributions(self, X):
+        """Each feature's contribution to the formula's output on each row of ``X``: an
+        (n_rows, n_features) array (a DataFrame with the feature names and ``X``'s index when
+        ``X`` is one) whose rows add up, with ``baseline_`` (the output at ``baseline_row_``,
+        the training mean), to the model's sum: ``decision_function`` for the classifier,
+        ``predict`` for the regressor (its logit under ``link="logit"``), to rounding.
+
+        Within a term, its change from the baseline row is split by integrated gradients
+        along its argument, which a term of one linear statistic makes exact: in proportion to
+        c_j (x_j - x0_j) for a linear argument c . x + c0, to a_j (log x_j - log x0_j) for a
+        monomial one C prod x_j**a_j; a term w P(x) g(u) with a prefactor first shares its
+        change between P and g by their Shapley values, (P - P0)(g + g0)/2 and
+        (g - g0)(P + P0)/2, each then split the same way (``contributions`` module).  A
+        feature the formula does not read gets 0."""
+        check_is_fitted(self, "terms_")
+        rows = validate_data(self, X, reset=False, dtype=np.float64)
+        out = contributions(self.terms_, self._scale(rows), self._scale(self.baseline_row_[None, :]))
+        if isinstance(X, pd.DataFrame):
+            return pd.DataFrame(out, index=X.index, columns=list(X.columns))
+        return out
+
+    def _add_term_hessian(self, tm: Term, x0, xs0, hess) -> None:
+        """Add the Hessian of w * P(x) * g(u(x)) (P = 1 without a prefactor) at the point
+        ``x0`` (``xs0``: it scaled) into ``hess`` in place (one d x d temporary at a time: the
+        interactions of a model on many features), g'' by central differences; g's part is
+        zero where u is clipped (g is then constant)."""
         from .expression import direction
 
         w = tm.weight
@@ -1010,12 +1035,10 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             _, _, dum = tm.ridge.value_and_grad(tm.theta, u - h, max_fallback=None)
             g2 = (dup[0] - dum[0]) / (2 * h)
             g_grad = du[0] * du_dx
-            grad += (w * p) * g_grad
             hess += np.outer((w * p * g2) * du_dx, du_dx)
             u_curvature.add_to(hess, w * p * du[0])
         if tm.prefactor is None:
             return
-        grad += (w * g[0]) * p_grad
         p_curvature.add_to(hess, w * g[0])
         if g_grad is not None:
             mixed = np.outer(w * g_grad, p_grad)

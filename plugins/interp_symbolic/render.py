@@ -371,10 +371,11 @@ def _argument_kind(tm) -> str:
 
 
 def importance_table(importances: dict) -> Table:
-    """The largest importances by absolute value."""
+    """The largest importances (each feature's mean absolute contribution on the rows the
+    model was fitted on: ``contributions``)."""
     order = sorted(importances, key=lambda n: -abs(importances[n]))[:TOP_FEATURES]
     return Table(("feature", "importance"), [(n, importances[n]) for n in order],
-                 title="Feature importances (first-order Taylor coefficients at the data mean)")
+                 title="Feature importances (mean absolute contribution to the formula on the training rows)")
 
 
 def _parameters(tm) -> str:
