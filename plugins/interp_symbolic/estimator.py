@@ -501,27 +501,43 @@ def _elementary(table) -> np.ndarray:
                      for expr in table["sympy"]])
 
 
-def _by_score(table, scale) -> int:
-    """model_selection="score": among the rows whose held-out loss (floored at ``EXACT_LOSS`` of
-    ``scale``) is within ``SCORE_LOSS_FACTOR`` of the lowest, the elementary ones when there are
-    any (``_elementary``), the highest score (``scores``; ties: the less complex)."""
+def _standalone(table) -> np.ndarray:
+    """Which rows have a standalone numpy/scipy form (``to_python``: no Meijer G, no custom
+    family)."""
+    from .export import has_standalone_form
+
+    return np.array([expr is not None and has_standalone_form(expr) for expr in table["sympy"]])
+
+
+def _by_score(table, scale, n_rows) -> int:
+    """model_selection="score": of the rows with a standalone Python form when there are any
+    (``_standalone``: so that ``to_python`` exports the default), the elementary ones
+    (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of the lowest, or
+    within the factor a richer kind of term must beat (``kind_margin`` of the ``n_rows``
+    held-out rows) if that is larger: a Bessel or Gamma term earns its place only by the rule
+    a richer term does; when there are none, all the rows within ``SCORE_LOSS_FACTOR``.  Of
+    those, the highest score (``scores``; ties: the less complex).  Losses are floored at
+    ``EXACT_LOSS`` of ``scale``."""
     losses = np.maximum(_selection_losses(table), EXACT_LOSS * scale)
-    close = losses <= SCORE_LOSS_FACTOR * losses.min()
-    elementary = close & _elementary(table)
-    rows = np.flatnonzero(elementary if elementary.any() else close)
+    standalone = _standalone(table)
+    pool = standalone if standalone.any() else np.ones(len(losses), dtype=bool)
+    lowest = losses[pool].min()
+    room = max(SCORE_LOSS_FACTOR, 1.0 / kind_margin(n_rows))
+    elementary = pool & _elementary(table) & (losses <= room * lowest)
+    rows = np.flatnonzero(elementary if elementary.any() else pool & (losses <= SCORE_LOSS_FACTOR * lowest))
     score, sizes = table["score"].to_numpy(dtype=float), _complexities(table)
     return int(min(rows, key=lambda i: (-score[i], sizes[i])))
 
 
-def _select(table, choice, scale) -> int:
+def _select(table, choice, scale, n_rows) -> int:
     """The row of ``table`` (``equations_``) that ``model_selection`` = ``choice`` picks: "score"
-    (``_by_score``); "best", the lowest loss (``_selection_losses``); "simplest", the least
+    (``_by_score``, ``n_rows`` the held-out rows the losses are measured on); "best", the lowest loss (``_selection_losses``); "simplest", the least
     complex row within
     ``SIMPLEST_TOL`` of ``scale`` (the variance the losses are compared against) of the best
     (ties: the lower loss); a number of terms, the lowest loss among the rows of that size (of
     the largest size below it when the pursuit stopped earlier)."""
     if choice == "score":
-        return _by_score(table, scale)
+        return _by_score(table, scale, n_rows)
     losses = _selection_losses(table)
     best = int(np.argmin(losses))
     if choice == "best":
@@ -909,7 +925,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         on = rows.test if len(rows.test) else rows.train
         scale = float(np.var(t[on])) or 1.0
         self.equations_["score"] = scores(self.equations_, scale)
-        self.selected_ = _select(self.equations_, self.model_selection, scale)
+        self.selected_ = _select(self.equations_, self.model_selection, scale, len(on))
         chosen = views[self.selected_]
         for attr in ("terms_", "intercept_", "n_terms_", "expression_", "decision_expression_", "closed_forms_"):
             setattr(self, attr, getattr(chosen, attr))
@@ -1145,9 +1161,10 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
     simplify_tol
         Relative loss increase allowed for each of those rewrites.
     model_selection
-        Which row of ``equations_`` ``predict`` uses: "score" (PySR's rule: among the rows
-        whose held-out loss is within 1.5 times the lowest, those printed with elementary
-        functions only when there are any, the highest ``score``), "best" (lowest held-out
+        Which row of ``equations_`` ``predict`` uses: "score" (PySR's rule, ``_by_score``:
+        among the rows ``to_python`` exports, those printed with elementary functions only whose
+        held-out loss is within 1.5 times the lowest (or the wider margin a richer kind of term
+        must win by), else all those within 1.5 times, the highest ``score``), "best" (lowest held-out
         loss), "simplest" (the least complex row whose held-out loss is within ``SIMPLEST_TOL`` =
         0.01 of the held-out target's variance of the best, i.e. a held-out R^2 within 0.01 of
         the best) or a number of terms (the best row of that size, at most ``max_terms``; when the
