@@ -588,9 +588,15 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def __setstate__(self, state):
-        """A model pickled before monomial terms existed has none: its ``monomials`` is False."""
+        """A model pickled before monomial terms existed has none: its ``monomials`` is False;
+        one pickled before contributions existed gets its ``baseline_row_`` from the point of
+        its Taylor coefficients (the same training mean) and its ``baseline_`` from it."""
         state.setdefault("monomials", False)
+        if "taylor_point_" in state and "baseline_row_" not in state:
+            state["baseline_row_"] = state.pop("taylor_point_")
         super().__setstate__(state)
+        if hasattr(self, "baseline_row_") and not hasattr(self, "baseline_"):
+            self.baseline_ = self._baseline()
 
     def _check_params(self):
         if not (_is_int(self.max_terms) and self.max_terms >= 1):
@@ -1001,7 +1007,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         x0 = X.mean(axis=0)
         self.baseline_row_ = x0
         xs0 = self._scale(x0[None, :])
-        self.baseline_ = float(self.intercept_ + sum(tm.weight * tm.values(xs0)[0] for tm in self.terms_))
+        self.baseline_ = self._baseline()
         self.feature_importances_ = np.mean(np.abs(contributions(self.terms_, self._scale(X), xs0)), axis=0)
         d = X.shape[1]
         hess = np.zeros((d, d))
@@ -1010,6 +1016,11 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         inter = hess.copy()
         inter[np.diag_indices(d)] /= 2.0
         self.interactions_ = inter
+
+    def _baseline(self) -> float:
+        """The model's sum at ``baseline_row_``."""
+        xs0 = self._scale(self.baseline_row_[None, :])
+        return float(self.intercept_ + sum(tm.weight * tm.values(xs0)[0] for tm in self.terms_))
 
     def contributions(self, X):
         """Each feature's contribution to the formula's output on each row of ``X``: an

@@ -131,3 +131,18 @@ def test_importances_are_scale_free_and_rank_as_permutation_importance():
     assert list(X.columns[ours]) == ["b", "a", "c", "d"]
     assert list(np.argsort(-perm)) == list(ours)
     assert est.feature_importances_[3] < 1e-3 * est.feature_importances_[2]
+
+
+def test_a_model_pickled_before_contributions_has_them_too():
+    """An estimator pickled by an earlier version (with ``taylor_point_``, no baseline) gets its
+    baseline from that point: its contributions add up to its predictions."""
+    import interp
+
+    from ..exports_helpers import old_estimator
+
+    est = old_estimator("symbolic_diabetes")
+    data = interp.load_dataset("diabetes")
+    X = pd.DataFrame(data.X, columns=list(data.feature_names))
+    assert not hasattr(est, "taylor_point_")
+    np.testing.assert_allclose(est.baseline_ + est.contributions(X).sum(axis=1), est.predict(X), rtol=0,
+                               atol=1e-9 * np.abs(est.predict(X)).max())
