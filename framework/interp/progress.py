@@ -21,6 +21,7 @@ from typing import Callable, Iterable, Iterator, TypeVar
 from .terminal import visible
 
 T = TypeVar("T")
+NEUTRAL_COLOUR = "#9e9e9e"  # a notebook bar that ``Progress.stop`` ended early
 Callback = Callable[[str, int, "int | None"], None]
 
 _quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("interp_quiet", default=False)
@@ -91,15 +92,18 @@ class Progress:
 
     def stop(self, reason: str) -> None:
         """End the work before ``total`` steps because it is done (``"converged at 2 terms"``),
-        not because it failed: the total becomes the steps done, so a bar ends complete (a
-        notebook's is not drawn red, as an interrupted one is) and shows ``reason``; callbacks
-        get one more call, ``(desc, done, done)``."""
+        not because it failed: the total becomes the steps done, so a bar ends complete, in a
+        neutral colour (a notebook draws a bar closed short of its total red, and a complete
+        one green as a success), and shows ``reason``; callbacks get one more call,
+        ``(desc, done, done)``."""
         self.total, self.reason = self.done, reason
         for callback in self._callbacks:
             callback(self.desc, self.done, self.total)
         if self._bar is not None:
             self._bar.total = self.done
             self._bar.set_postfix_str(visible(reason, one_line=True), refresh=False)
+            if getattr(self._bar, "container", None) is not None:  # a notebook widget
+                self._bar.colour = NEUTRAL_COLOUR
             self._bar.refresh()
 
     def close(self) -> None:

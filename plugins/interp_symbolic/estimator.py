@@ -23,7 +23,7 @@ pursuit with back-fitting (eq. 10-12):
    weights and intercept re-solved (and the terms still Meijer offered once more, against the
    residual the rewritten ones leave; a rewrite is refused if the model then predicts the
    held-out rows far worse), and scored on held-out rows (``validation_fraction``, u clipped to
-   its training range as ``predict`` clips it);
+   its range over the training rows' box as ``predict`` clips it);
 5. a simplified model whose terms are not all closed forms gets a variant with each Meijer
    term replaced by its nearest closed form whatever the loss (``_closed_variant``); each
    model is made sparser rung by rung (``sparsify.sparser_models``: at most 89,
@@ -60,8 +60,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .closed_forms import Power
+from .contributions import contributions
 from .families import U_FLOOR, Ridge
-from .projections import LINEAR, UNFLOORED, Prefactor, monomial_projection
+from .projections import LINEAR, MONOMIAL_GAIN, UNFLOORED, Prefactor, monomial_projection
 from .model import Model, Rows, design, measure_ranges, mse, replaced_in_turn, solved
 from .simplify import RESOLUTION, nearest_closed_form, simplify_term
 from .sparsify import sparser_models
@@ -80,6 +82,9 @@ SCORE_LOSS_FACTOR = 1.5
 # ... the losses floored at this fraction of the target's variance first: below it a fit is exact to
 # double precision, and two exact rows differ only in rounding
 EXACT_LOSS = 1e-14
+# a logarithm whose linear fit leaves at most this fraction of its spread is a product of powers
+# (``log_structure``): what is left is rounding
+LOG_EXACT = 1e-20
 # ... and among those rows, the ones without these functions first, when there are any
 NOT_ELEMENTARY = ("besselj", "bessely", "besseli", "besselk", "gamma", "hyper", "meijerg")
 # model_selection="simplest": the fewest terms whose held-out loss exceeds the best by at most this
@@ -187,36 +192,69 @@ class PursuitStep:
 class LogStructure:
     """What the logarithm of a one-signed residual shows on the scaled logarithms F of the
     positive columns (``log_structure``): its linear ``trend`` (a product of powers's own
-    exponents) and the direction of its strongest ``bend`` (unit norm: log g(a . F) bends only
-    along a)."""
+    exponents), the direction of its strongest ``bend`` (unit norm: log g(a . F) bends only
+    along a) and whether the trend alone fits the logarithm to rounding (``exact``: the
+    residual is the product of powers exp(c + trend . F))."""
 
     trend: np.ndarray
     bend: np.ndarray
+    exact: bool = False
 
 
 def log_structure(F, unexplained) -> LogStructure | None:
     """The ``LogStructure`` of ``unexplained`` (what the terms so far leave of the target) on
-    the features ``F`` of the monomial kind: a quadratic least-squares fit of log|unexplained|
-    in F, its linear part the trend and the leading eigenvector of its quadratic part the bend
-    (a law P(x) * g(u(x)) has log P + log g(u), whose second derivatives in log x all lie along
-    u's exponents).  None when ``unexplained`` changes sign or reaches 0, or when there are
-    fewer than three rows per coefficient of the fit."""
+    the features ``F`` of the monomial kind: a least-squares fit of log|unexplained| in F;
+    when it leaves no more than ``LOG_EXACT`` of the logarithm's spread, the product of
+    powers it is (``exact``, the bend along the trend); otherwise a quadratic fit, its linear
+    part the trend and the leading eigenvector of its quadratic part the bend (a law
+    P(x) * g(u(x)) has log P + log g(u), whose second derivatives in log x all lie along u's
+    exponents), its sign fixed (the largest component positive: an eigenvector's sign is the
+    LAPACK build's choice).  The exact case comes first because the quadratic part of a
+    product of powers is rounding, whose eigenvectors differ from one BLAS build to the next.
+    None when ``unexplained`` changes sign or reaches 0, or when there are fewer than three
+    rows per coefficient of the quadratic fit."""
     read = np.flatnonzero(np.any(F != 0, axis=0))
     k = len(read)
     if not (np.all(unexplained > 0) or np.all(unexplained < 0)) or len(unexplained) < 3 * (k + 1) * (k + 2) // 2:
         return None
+    logs = np.log(np.abs(unexplained))
     centred = F[:, read] - 0.5
+    linear = np.column_stack([np.ones(len(F)), centred])
+    coef, *_ = np.linalg.lstsq(linear, logs, rcond=None)
+    if not np.all(np.isfinite(coef)):
+        return None
+    trend = np.zeros(F.shape[1])
+    trend[read] = coef[1:]
+    if np.sum((logs - linear @ coef) ** 2) <= LOG_EXACT * np.sum((logs - logs.mean()) ** 2):
+        norm = np.linalg.norm(trend)
+        return LogStructure(trend, trend / norm, exact=True) if norm > 0 else None
     upper = np.triu_indices(k)
-    A = np.column_stack([np.ones(len(F)), centred, (centred[:, :, None] * centred[:, None, :])[:, upper[0], upper[1]]])
-    coef, *_ = np.linalg.lstsq(A, np.log(np.abs(unexplained)), rcond=None)
+    A = np.column_stack([linear, (centred[:, :, None] * centred[:, None, :])[:, upper[0], upper[1]]])
+    coef, *_ = np.linalg.lstsq(A, logs, rcond=None)
     if not np.all(np.isfinite(coef)):
         return None
     half = np.zeros((k, k))
     half[upper] = coef[1 + k:]
     values, vectors = np.linalg.eigh(half + half.T)
+    lead = vectors[:, np.argmax(np.abs(values))]
     trend, bend = np.zeros(F.shape[1]), np.zeros(F.shape[1])
-    trend[read], bend[read] = coef[1:1 + k], vectors[:, np.argmax(np.abs(values))]
+    trend[read], bend[read] = coef[1:1 + k], lead * np.sign(lead[np.argmax(np.abs(lead))])
     return LogStructure(trend, bend) if np.linalg.norm(trend) > 0 else None
+
+
+def power_law(kind: TermKind, trend, fit: Rows) -> Candidate:
+    """The term of ``kind`` (a monomial one) that is the product of powers exp(trend . F) on the
+    scaled logarithms F (``LogStructure.exact``), with its best weight for ``fit.t``: the
+    ``power`` closed form u^t of the unit direction along the trend, t = ||trend|| sqrt(d) / K
+    (u = exp(K (l - 1)), l = v . F / sqrt(d); a larger t than the form's bound lengthens the
+    direction instead).  What the logarithm shows exactly needs no fit (a Meijer G reaches
+    u^t only at the special parameters where its gradient is singular), and it prints as what
+    simplification would make of it."""
+    ridge = Ridge(Power())
+    t = float(np.linalg.norm(trend)) * math.sqrt(len(trend)) / MONOMIAL_GAIN
+    power = min(t, ridge.bounds[0][1])
+    return evaluate_term(ridge, [power], trend / np.linalg.norm(trend) * (t / power), fit.Xs, fit.t,
+                         kind.projection)
 
 
 @dataclass(frozen=True)
@@ -294,6 +332,16 @@ def _fit_term_task(ridge, Xs, r, starts, maxiter, **kinds) -> Candidate:
     projection kind and prefactor (``Term.fit_kinds``)."""
     with single_threaded_blas():
         return fit_term(ridge, np.ascontiguousarray(Xs), np.ascontiguousarray(r), starts, maxiter, **kinds)
+
+
+def _end_progress(bar, n_terms: int, max_terms: int, converged: bool) -> None:
+    """Close the pursuit's progress ``bar``: full at ``max_terms`` terms; when the pursuit
+    stopped before, ended early with why (it converged, or a further term gained too little),
+    which is how a good fit ends, not an interrupted one."""
+    if n_terms < max_terms:
+        count = f"{n_terms} term{'' if n_terms == 1 else 's'}"
+        bar.stop(f"converged at {count}" if converged else f"stopped at {count}: a further term gained too little")
+    bar.close()
 
 
 def _holdout(n, fraction, seed, strata=None) -> Holdout:
@@ -452,27 +500,43 @@ def _elementary(table) -> np.ndarray:
                      for expr in table["sympy"]])
 
 
-def _by_score(table, scale) -> int:
-    """model_selection="score": among the rows whose held-out loss (floored at ``EXACT_LOSS`` of
-    ``scale``) is within ``SCORE_LOSS_FACTOR`` of the lowest, the elementary ones when there are
-    any (``_elementary``), the highest score (``scores``; ties: the less complex)."""
+def _standalone(table) -> np.ndarray:
+    """Which rows have a standalone numpy/scipy form (``to_python``: no Meijer G, no custom
+    family)."""
+    from .export import has_standalone_form
+
+    return np.array([expr is not None and has_standalone_form(expr) for expr in table["sympy"]])
+
+
+def _by_score(table, scale, n_rows) -> int:
+    """model_selection="score": of the rows with a standalone Python form when there are any
+    (``_standalone``: so that ``to_python`` exports the default), the elementary ones
+    (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of the lowest, or
+    within the factor a richer kind of term must beat (``kind_margin`` of the ``n_rows``
+    held-out rows) if that is larger: a Bessel or Gamma term earns its place only by the rule
+    a richer term does; when there are none, all the rows within ``SCORE_LOSS_FACTOR``.  Of
+    those, the highest score (``scores``; ties: the less complex).  Losses are floored at
+    ``EXACT_LOSS`` of ``scale``."""
     losses = np.maximum(_selection_losses(table), EXACT_LOSS * scale)
-    close = losses <= SCORE_LOSS_FACTOR * losses.min()
-    elementary = close & _elementary(table)
-    rows = np.flatnonzero(elementary if elementary.any() else close)
+    standalone = _standalone(table)
+    pool = standalone if standalone.any() else np.ones(len(losses), dtype=bool)
+    lowest = losses[pool].min()
+    room = max(SCORE_LOSS_FACTOR, 1.0 / kind_margin(n_rows))
+    elementary = pool & _elementary(table) & (losses <= room * lowest)
+    rows = np.flatnonzero(elementary if elementary.any() else pool & (losses <= SCORE_LOSS_FACTOR * lowest))
     score, sizes = table["score"].to_numpy(dtype=float), _complexities(table)
     return int(min(rows, key=lambda i: (-score[i], sizes[i])))
 
 
-def _select(table, choice, scale) -> int:
+def _select(table, choice, scale, n_rows) -> int:
     """The row of ``table`` (``equations_``) that ``model_selection`` = ``choice`` picks: "score"
-    (``_by_score``); "best", the lowest loss (``_selection_losses``); "simplest", the least
+    (``_by_score``, ``n_rows`` the held-out rows the losses are measured on); "best", the lowest loss (``_selection_losses``); "simplest", the least
     complex row within
     ``SIMPLEST_TOL`` of ``scale`` (the variance the losses are compared against) of the best
     (ties: the lower loss); a number of terms, the lowest loss among the rows of that size (of
     the largest size below it when the pursuit stopped earlier)."""
     if choice == "score":
-        return _by_score(table, scale)
+        return _by_score(table, scale, n_rows)
     losses = _selection_losses(table)
     best = int(np.argmin(losses))
     if choice == "best":
@@ -523,9 +587,15 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def __setstate__(self, state):
-        """A model pickled before monomial terms existed has none: its ``monomials`` is False."""
+        """A model pickled before monomial terms existed has none: its ``monomials`` is False;
+        one pickled before contributions existed gets its ``baseline_row_`` from the point of
+        its Taylor coefficients (the same training mean) and its ``baseline_`` from it."""
         state.setdefault("monomials", False)
+        if "taylor_point_" in state and "baseline_row_" not in state:
+            state["baseline_row_"] = state.pop("taylor_point_")
         super().__setstate__(state)
+        if hasattr(self, "baseline_row_") and not hasattr(self, "baseline_"):
+            self.baseline_ = self._baseline()
 
     def _check_params(self):
         if not (_is_int(self.max_terms) and self.max_terms >= 1):
@@ -660,9 +730,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             models.append(model)
             self.loss_history_.append(loss)
             bar.update()
-        if len(terms) < self.max_terms:  # the loss is small enough, or no new term helps: done
-            bar.stop(f"converged at {len(terms)} term{'s' * (len(terms) != 1)}")
-        bar.close()
+        _end_progress(bar, len(terms), self.max_terms, converged=loss <= self.loss_tol)
         return models or [Model((), intercept)]
 
     def _best_term(self, ridges, kinds, step: PursuitStep, fit: Rows, held: Rows) -> _NewTerm | None:
@@ -684,15 +752,32 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             ok = [c for c in of_kind if c.ok]
             if ok:
                 chosen.append((kind, min(ok, key=lambda c: (c.loss, self.families_.index(c.family)))))
-        self.family_log_.append(logged)
-        best = []
+        best = {}
         for (kind, c), out in zip(chosen, self._polished(ridges, chosen, fit)):
             out = out if out.ok and out.loss <= c.loss else c
             term = kind.term(ridges[self.families_.index(c.family)], out)
-            best.append(self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held))
-        for (kind, _), b in zip(chosen, best):
-            log.info("step %d: best %s term, held-out loss %.4g", step.index + 1, kind.name, b.held_loss / step.scale)
-        return _by_margin(best, step.scale, len(held.t) or len(fit.t)) if best else None
+            best[kind.name] = self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held)
+        if step.shape is not None and step.shape.exact and self.simplify:
+            self._add_power_law(best, kinds, step, fit, held, logged)
+        self.family_log_.append(logged)
+        ordered = [best[kind.name] for kind in kinds if kind.name in best]  # the simplest kind first
+        for kind in kinds:
+            if kind.name in best:
+                log.info("step %d: best %s term, held-out loss %.4g", step.index + 1, kind.name,
+                         best[kind.name].held_loss / step.scale)
+        return _by_margin(ordered, step.scale, len(held.t) or len(fit.t)) if ordered else None
+
+    @staticmethod
+    def _add_power_law(best: dict, kinds, step: PursuitStep, fit: Rows, held: Rows, logged: dict) -> None:
+        """Offer the product of powers a target's logarithm is exactly (``power_law``) as the
+        monomial kind's term in ``best`` (by kind name), where it predicts the training rows
+        at least as well as the kind's fitted one; logged as "power (monomial)"."""
+        kind = next(k for k in kinds if k.projection is not LINEAR and k.prefactor is None)
+        c = power_law(kind, step.shape.trend, fit)
+        logged[f"{c.family} ({kind.name})"] = c.loss / step.scale if c.ok else c.reason
+        if c.ok and (kind.name not in best or c.loss <= best[kind.name].loss):
+            term = kind.term(Ridge(Power()), c)
+            best[kind.name] = _NewTerm(term, c.loss, _held_out_loss(term, fit, held))
 
     def _scale(self, X):
         return (X - self.data_min_) / self.data_range_
@@ -826,7 +911,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         fitted on the training rows; its formula is that of the model with the weights and
         intercept refitted on every row, which is what ``predict`` uses when the row is selected.
         """
-        for m, _ in candidates:  # held-out rows are scored the way predict clips them: to the training range
+        for m, _ in candidates:  # held-out rows are scored the way predict clips them: to the training box
             measure_ranges(m.terms, Xs[rows.train])
         records = [self._scores(m, Xs, t, rows) for m, _ in candidates]
         own = np.array([o for _, o in candidates])
@@ -845,7 +930,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         on = rows.test if len(rows.test) else rows.train
         scale = float(np.var(t[on])) or 1.0
         self.equations_["score"] = scores(self.equations_, scale)
-        self.selected_ = _select(self.equations_, self.model_selection, scale)
+        self.selected_ = _select(self.equations_, self.model_selection, scale, len(on))
         chosen = views[self.selected_]
         for attr in ("terms_", "intercept_", "n_terms_", "expression_", "decision_expression_", "closed_forms_"):
             setattr(self, attr, getattr(chosen, attr))
@@ -914,25 +999,54 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         return out
 
     def _importances(self, X):
-        """First- and second-order Taylor coefficients of the model's sum at the data mean."""
+        """``baseline_row_`` (the training mean) and ``baseline_`` (the model's sum there), the
+        importances (``feature_importances_``: each feature's mean absolute contribution on
+        the training rows, ``contributions``) and ``interactions_`` (the second-order Taylor
+        coefficients of the sum at the baseline row)."""
         x0 = X.mean(axis=0)
-        self.taylor_point_ = x0
-        d = X.shape[1]
-        grad = np.zeros(d)
-        hess = np.zeros((d, d))
+        self.baseline_row_ = x0
         xs0 = self._scale(x0[None, :])
+        self.baseline_ = self._baseline()
+        self.feature_importances_ = np.mean(np.abs(contributions(self.terms_, self._scale(X), xs0)), axis=0)
+        d = X.shape[1]
+        hess = np.zeros((d, d))
         for tm in self.terms_:
-            self._add_term_derivatives(tm, x0, xs0, grad, hess)
-        self.feature_importances_ = grad
+            self._add_term_hessian(tm, x0, xs0, hess)
         inter = hess.copy()
         inter[np.diag_indices(d)] /= 2.0
         self.interactions_ = inter
 
-    def _add_term_derivatives(self, tm: Term, x0, xs0, grad, hess) -> None:
-        """Add the gradient and Hessian of w * P(x) * g(u(x)) (P = 1 without a prefactor) at the
-        point ``x0`` (``xs0``: it scaled) into ``grad`` and ``hess`` in place (one d x d
-        temporary at a time: the importances of a model on many features), g'' by central
-        differences; g's part is zero where u is clipped (g is then constant)."""
+    def _baseline(self) -> float:
+        """The model's sum at ``baseline_row_``."""
+        xs0 = self._scale(self.baseline_row_[None, :])
+        return float(self.intercept_ + sum(tm.weight * tm.values(xs0)[0] for tm in self.terms_))
+
+    def contributions(self, X):
+        """Each feature's contribution to the formula's output on each row of ``X``: an
+        (n_rows, n_features) array (a DataFrame with the feature names and ``X``'s index when
+        ``X`` is one) whose rows add up, with ``baseline_`` (the output at ``baseline_row_``,
+        the training mean), to the model's sum: ``decision_function`` for the classifier,
+        ``predict`` for the regressor (its logit under ``link="logit"``), to rounding.
+
+        Within a term, its change from the baseline row is split by integrated gradients
+        along its argument, which a term of one linear statistic makes exact: in proportion to
+        c_j (x_j - x0_j) for a linear argument c . x + c0, to a_j (log x_j - log x0_j) for a
+        monomial one C prod x_j**a_j; a term w P(x) g(u) with a prefactor first shares its
+        change between P and g by their Shapley values, (P - P0)(g + g0)/2 and
+        (g - g0)(P + P0)/2, each then split the same way (``contributions`` module).  A
+        feature the formula does not read gets 0."""
+        check_is_fitted(self, "terms_")
+        rows = validate_data(self, X, reset=False, dtype=np.float64)
+        out = contributions(self.terms_, self._scale(rows), self._scale(self.baseline_row_[None, :]))
+        if isinstance(X, pd.DataFrame):
+            return pd.DataFrame(out, index=X.index, columns=list(X.columns))
+        return out
+
+    def _add_term_hessian(self, tm: Term, x0, xs0, hess) -> None:
+        """Add the Hessian of w * P(x) * g(u(x)) (P = 1 without a prefactor) at the point
+        ``x0`` (``xs0``: it scaled) into ``hess`` in place (one d x d temporary at a time: the
+        interactions of a model on many features), g'' by central differences; g's part is
+        zero where u is clipped (g is then constant)."""
         from .expression import direction
 
         w = tm.weight
@@ -947,12 +1061,10 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             _, _, dum = tm.ridge.value_and_grad(tm.theta, u - h, max_fallback=None)
             g2 = (dup[0] - dum[0]) / (2 * h)
             g_grad = du[0] * du_dx
-            grad += (w * p) * g_grad
             hess += np.outer((w * p * g2) * du_dx, du_dx)
             u_curvature.add_to(hess, w * p * du[0])
         if tm.prefactor is None:
             return
-        grad += (w * g[0]) * p_grad
         p_curvature.add_to(hess, w * g[0])
         if g_grad is not None:
             mixed = np.outer(w * g_grad, p_grad)
@@ -1059,9 +1171,10 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
     simplify_tol
         Relative loss increase allowed for each of those rewrites.
     model_selection
-        Which row of ``equations_`` ``predict`` uses: "score" (PySR's rule: among the rows
-        whose held-out loss is within 1.5 times the lowest, those printed with elementary
-        functions only when there are any, the highest ``score``), "best" (lowest held-out
+        Which row of ``equations_`` ``predict`` uses: "score" (PySR's rule, ``_by_score``:
+        among the rows ``to_python`` exports, those printed with elementary functions only whose
+        held-out loss is within 1.5 times the lowest (or the wider margin a richer kind of term
+        must win by), else all those within 1.5 times, the highest ``score``), "best" (lowest held-out
         loss), "simplest" (the least complex row whose held-out loss is within ``SIMPLEST_TOL`` =
         0.01 of the held-out target's variance of the best, i.e. a held-out R^2 within 0.01 of
         the best) or a number of terms (the best row of that size, at most ``max_terms``; when the

@@ -107,9 +107,14 @@ def _problems(expr) -> list[str]:
     return sorted({p for node in sp.preorder_traversal(expr) if (p := _not_standalone(node)) is not None})
 
 
+def has_standalone_form(expr) -> bool:
+    """Whether every function of ``expr`` has a numpy/scipy form (``to_python`` exports it)."""
+    return not _problems(expr)
+
+
 def _exportable(est, i: int) -> bool:
     try:
-        return not _problems(row_expression(est, i))
+        return has_standalone_form(row_expression(est, i))
     except InputError:
         return False
 

@@ -1,8 +1,8 @@
 """The fitted model as a sympy expression in the feature names, a numpy function from it, and
 each term's g(u) as a person reads it.
 
-``expression_`` keeps what ``predict`` computes (each argument clipped to its training range
-with Min/Max, Meijer G as ``meijerg``, which ``numpy_function`` evaluates with our vectorised
+``expression_`` keeps what ``predict`` computes (each argument clipped to its range over the
+training data's box with Min/Max, Meijer G as ``meijerg``, which ``numpy_function`` evaluates with our vectorised
 G), so that it equals ``predict`` to 1e-8.  What is printed (``TermForm.shape``,
 ``readable_terms``) is g in its own argument u: a family's ``expression(theta, u)`` where it
 has one (``closed_forms.ClosedForm``), a Meijer G that ``sympy.hyperexpand`` rewrote (under a

@@ -3,7 +3,7 @@
 The estimator grows, simplifies, sparsifies and scores models of every size; all of them go
 through these few functions: the terms' values on rows (``design``), the weights and intercept
 re-solved by least squares (``solved``), the mean squared error (``mse``) and the argument
-ranges predictions clip to (``measure_ranges``).
+ranges predictions clip to (``measure_ranges``: over the data's box).
 """
 
 from __future__ import annotations
@@ -90,8 +90,20 @@ def mse(model: Model, G, t) -> float:
 
 
 def measure_ranges(terms, Xs) -> None:
-    """Set each term's ``u_range`` to the range of its argument on the rows ``Xs``."""
+    """Set each term's ``u_range`` to the range its argument takes over the box of the rows
+    ``Xs`` (each feature between its smallest and largest value there): a row inside that box
+    is never clipped, however far its u lies from the u of the rows themselves (those rarely
+    fill the box); a row outside it has u clipped at the box's bounds."""
+    lo, hi = Xs.min(axis=0), Xs.max(axis=0)
     for tm in terms:
-        u = tm.unclipped(Xs)
-        lo = float(u.min())
-        tm.u_range = (lo, max(lo, float(u.max())))
+        tm.u_range = box_range(tm, lo, hi)
+
+
+def box_range(tm: Term, lo, hi) -> tuple[float, float]:
+    """The smallest and largest argument of ``tm`` over the box of scaled rows from ``lo`` to
+    ``hi``: at its two corners that take each feature at the end where the argument is lowest
+    and highest (it is monotone in each feature: linear in the scaled features or in their
+    logarithms, then a non-decreasing transform)."""
+    up = tm.slope() >= 0
+    u = tm.unclipped(np.vstack([np.where(up, lo, hi), np.where(up, hi, lo)]))
+    return float(u[0]), max(float(u[0]), float(u[1]))

@@ -29,7 +29,7 @@ def plot_fidelity(blackbox, symbolic, importances: dict[str, float], r2: float, 
     ax.set(xlabel="black box", ylabel="symbolic model", title=f"held-out fidelity  R² = {r2:.4f}")
     ax.legend(loc="upper left", frameon=False)
     _bars(bx, importances, top_k)
-    bx.set(title="importance (first-order Taylor coefficient at the mean)", xlabel="d f / d x")
+    bx.set(title="importance (mean absolute contribution)", xlabel="mean |contribution| to f")
     fig.tight_layout()
     return fig
 

@@ -52,7 +52,8 @@ def explanation(fit, metrics: dict, params: dict, notes=()) -> Explanation:
                "shapes": plot_shapes(est, fit.rows)}
     sections = [
         formula_section(est, f"Symbolic model of the {fit.blackbox} black box ({est.n_terms_} terms, {fit.task})"),
-        Text("\n".join([_fidelity_text(metrics), *notes, *projection_note(est, fit.names)])),
+        Text("\n".join([_fidelity_text(metrics), *notes, *features_note(est, fit.names),
+                         *projection_note(est, fit.names)])),
         *([equations_table(est)] if _has_equations(est) else []),
         terms_table(est),
         importance_table(importances),
@@ -77,6 +78,33 @@ def projection_note(est, names) -> list[str]:
             f"columns: {', '.join(positive)}")
     rest = f"zero, negative, constant or two-valued, linear arguments only: {', '.join(other)}"
     return [line] + ([rest] if other else [])
+
+
+def features_note(est, names) -> list[str]:
+    """When the formula leaves features out: which it reads, which it drops and why (the best
+    row of the models by size that reads more of them, its held-out R^2 and complexity against
+    the formula's)."""
+    used = np.any([tm.reads for tm in est.terms_], axis=0) if est.terms_ else np.zeros(len(names), dtype=bool)
+    if used.all() or not _has_equations(est):
+        return []
+    kept = [n for n, u in zip(names, used) if u]
+    dropped = [n for n, u in zip(names, used) if not u]
+    line = (f"the formula reads {len(kept)} of {len(names)} features ({', '.join(kept) or 'none'}) and drops "
+            f"{len(dropped)} ({', '.join(dropped)})")
+    table = est.equations_
+    chosen = table.iloc[est.selected_]
+    wider = table[table["n_features"] > chosen["n_features"]]
+    if wider.empty:
+        return [f"{line}: no row of the models by size reads more (the terms fitted and their sparser, "
+                "rounded variants set the others' coefficients to 0)"]
+    if wider["r2"].isna().all():
+        return [f"{line}: the rows of the models by size that read more were not scored on held-out rows"]
+    best = wider.loc[wider["r2"].idxmax()]
+    why = (f"model_selection={est.model_selection!r} does not take that gain for the complexity it adds "
+           f"({best['complexity']} against {chosen['complexity']})" if best["r2"] > chosen["r2"]
+           else "reading them does not predict the held-out rows better")
+    return [f"{line}: the best row that reads more ({best['n_features']} features) has held-out R^2 "
+            f"{best['r2']:.4g} against {chosen['r2']:.4g} here; {why}"]
 
 
 def payload(fit, importances: dict) -> dict:
@@ -323,10 +351,11 @@ def _argument_kind(tm) -> str:
 
 
 def importance_table(importances: dict) -> Table:
-    """The largest importances by absolute value."""
+    """The largest importances (each feature's mean absolute contribution on the rows the
+    model was fitted on: ``contributions``)."""
     order = sorted(importances, key=lambda n: -abs(importances[n]))[:TOP_FEATURES]
     return Table(("feature", "importance"), [(n, importances[n]) for n in order],
-                 title="Feature importances (first-order Taylor coefficients at the data mean)")
+                 title="Feature importances (mean absolute contribution to the formula on the training rows)")
 
 
 def _parameters(tm) -> str:
@@ -377,7 +406,7 @@ def estimator_display(est):
     from interp.display import Display
 
     names = [str(s) for s in feature_symbols(est)]
-    note = projection_note(est, names)
+    note = features_note(est, names) + projection_note(est, names)
     sections = [formula_section(est, "The model predict uses (4 significant digits)"),
                 *([Text("\n".join(note))] if note else []),
                 *([equations_table(est)] if _has_equations(est) else []), terms_table(est),

@@ -33,7 +33,9 @@ class Term:
 
     ``ridge`` evaluates the ridge family the term was fitted with (``ridge_family``, the
     ``interp.RidgeFamily`` resolved at fit time), so the term never needs the registry again.
-    ``u_range`` (lo, hi) is the training range of u, to which u is clipped when predicting;
+    ``u_range`` (lo, hi) is the range of u over the training data's box (each feature between
+    its training minimum and maximum: ``model.measure_ranges``), to which u is clipped when
+    predicting, so only a row outside that box is ever clipped;
     ``closed_form`` is g(u) as a sympy expression in the feature names.  Both are set by the
     estimator at the end of ``fit``.  ``gain`` and ``shift`` (1 and 0 as fitted) make the
     argument ``gain * v.x' / (||v|| sqrt(d)) + shift``: ``tidy`` sets them so that the printed
@@ -110,12 +112,12 @@ class Term:
         return F @ self.v * direction_scale(self.v, self.normalised) * self.gain + self.shift
 
     def unclipped(self, Xs):
-        """The ridge argument u before its clip to the training range (after the kind's
+        """The ridge argument u before its clip to ``u_range`` (after the kind's
         transform: the linear kind's floor, the monomial kind's exponential)."""
         return self.projection.transform(self.linear(Xs))[0]
 
     def argument(self, Xs):
-        """The ridge argument u, clipped to its training range (no extrapolation), and where
+        """The ridge argument u, clipped to ``u_range`` (its range over the training box), and where
         it lies strictly inside that range."""
         u = self.unclipped(Xs)
         lo, hi = self.u_range if self.u_range is not None else (self.projection.floor(), np.inf)
@@ -123,7 +125,7 @@ class Term:
 
     def values(self, Xs, clip=True) -> np.ndarray:
         """P(x) * g(u) on the scaled rows without the weight (P = 1 without a prefactor), u
-        clipped to its training range (``argument``) or, with ``clip`` False, as fitted
+        clipped to ``u_range`` (``argument``) or, with ``clip`` False, as fitted
         (``unclipped``)."""
         u = self.argument(Xs)[0] if clip else self.unclipped(Xs)
         g = self.ridge.value(self.theta, u)

@@ -46,20 +46,21 @@ def test_expression_numpy_function_matches_predict(exp_fit):
     assert "<mrow>" in est.to_mathml()
 
 
-def test_importances_are_taylor_coefficients(exp_fit):
+def test_interactions_are_second_order_taylor_coefficients(exp_fit):
     est, Xt, _ = exp_fit
-    x0 = est.taylor_point_
+    x0 = est.baseline_row_
     f = lambda Z: est.predict(pd.DataFrame(Z, columns=["x1", "x2"]))  # noqa: E731
     h = 1e-4
-    grad = [(f((x0 + h * e)[None]) - f((x0 - h * e)[None]))[0] / (2 * h) for e in np.eye(2)]
-    np.testing.assert_allclose(est.feature_importances_, grad, rtol=1e-4, atol=1e-6)
     e0, e1 = np.eye(2)
     mixed = (f((x0 + h * e0 + h * e1)[None]) - f((x0 + h * e0 - h * e1)[None])
              - f((x0 - h * e0 + h * e1)[None]) + f((x0 - h * e0 - h * e1)[None]))[0] / (4 * h * h)
     assert est.interactions_[0, 1] == pytest.approx(mixed, rel=1e-3, abs=1e-4)
-    # d/dx1 of exp(-(x1 + 2 x2)) < 0 and |d/dx2| about twice |d/dx1|
-    assert est.feature_importances_[0] < 0
-    assert abs(est.feature_importances_[1]) / abs(est.feature_importances_[0]) == pytest.approx(2, rel=0.1)
+
+
+def test_importances_of_exp_follow_its_coefficients(exp_fit):
+    """exp(-(x1 + 2 x2)) on two features of one distribution: x2 moves f about twice as much."""
+    est, _, _ = exp_fit
+    assert est.feature_importances_[1] / est.feature_importances_[0] == pytest.approx(2, rel=0.15)
 
 
 def test_pickle_roundtrip(exp_fit):
