@@ -490,17 +490,17 @@ def report_command(data: str | None, target: str | None, dataset: str | None, me
 
 
 def _check_report_folder(out: Path, folders: list[str]) -> None:
-    """Exit 2 before any method runs when the page or a method's run cannot be written."""
-    from .runs import check_writable
+    """Exit 2 before any method runs when the page or a method's run cannot be written, or the
+    folder is not one interp wrote (``runs.check_report_folder``); mark it as a report's."""
+    from .runs import check_report_folder, mark_report_folder
 
     try:
-        if out.exists() and not out.is_dir():
-            fail(f"cannot write the report in {str(out)!r}: it is a file, not a folder")
-        check_writable(out, f"cannot write the report in {str(out)!r}")
-        for folder in folders:
-            check_run_folder(out / folder)
+        check_report_folder(out, folders)
+        mark_report_folder(out)
     except InterpError as err:
         fail(str(err))
+    except OSError as err:
+        fail(f"cannot write the report in {str(out)!r}: {err.strerror or err}")
 
 
 def _report_part(name: str, anchor: str, data: Dataset, out: Path, ctx: RunContext) -> tuple[Any, InterpError | None]:
