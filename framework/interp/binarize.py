@@ -35,8 +35,10 @@ _MISSING = "missing"
 
 
 def _fmt(value: float) -> str:
+    """A threshold or level as a name shows it: a whole number as an integer (up to 1e15, beyond
+    which it would print hundreds of digits), else 6 significant digits."""
     value = float(value)
-    return str(int(value)) if value.is_integer() else f"{value:.6g}"
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.6g}"
 
 
 def _as_numeric(series: pd.Series) -> pd.Series | None:
@@ -124,7 +126,7 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
             above = distinct[distinct > c]
             below = distinct[distinct <= c]
             if above.size and below.size:
-                thresholds.append((below.max() + above.min()) / 2)
+                thresholds.append(below.max() / 2 + above.min() / 2)  # (a + b) / 2 overflows near 1e308
         thresholds = sorted(set(thresholds)) or [float(np.median(distinct))]
         return ("threshold", thresholds, has_missing), [f"{col}>{_fmt(t)}" for t in thresholds] + missing
 

@@ -159,6 +159,36 @@ def check_finite(X: np.ndarray, names: Sequence[str] | None = None, what: str = 
     raise InputError(f"{what} contains {X[row, col]} in {label!r} (row {row}, and {bad.sum()} cells in all)")
 
 
+#: the largest magnitude a number may have: its square is still finite (sums of squares, the
+#: variances and norms methods compute, stay finite); and the smallest nonzero one: a normal
+#: float (a subnormal one has lost precision, and its reciprocal overflows)
+LARGEST_NUMBER = float(np.sqrt(np.finfo(float).max))
+SMALLEST_NUMBER = float(np.finfo(float).tiny)
+
+
+def check_magnitude(X: np.ndarray, names: Sequence[str] | None = None, what: str = "X") -> None:
+    """An InputError naming the first column and row holding a number beyond what the methods
+    compute with: larger in magnitude than ``LARGEST_NUMBER`` or, nonzero, smaller than
+    ``SMALLEST_NUMBER`` (NaN is left to ``check_finite`` and to the methods that take it)."""
+    X = np.asarray(X)
+    if X.dtype.kind not in "fc" or X.size == 0:
+        return
+    size = np.abs(np.where(np.isnan(X), 1.0, X))
+    bad = (size > LARGEST_NUMBER) | ((size > 0) & (size < SMALLEST_NUMBER))
+    if not bad.any():
+        return
+    where = tuple(int(v) for v in np.argwhere(bad)[0])
+    value = float(X[where])
+    how = (f"larger than {LARGEST_NUMBER:.3g} in magnitude, so its square overflows" if abs(value) > LARGEST_NUMBER
+           else f"smaller than {SMALLEST_NUMBER:.3g} in magnitude (a subnormal float)")
+    if X.ndim == 1:
+        place = f"{what} holds {value!r} at row {where[0]}"
+    else:
+        label = repr(str(names[where[1]])) if names is not None else str(where[1])
+        place = f"column {label} of {what} holds {value!r} (row {where[0]})"
+    raise InputError(f"{place}: {how}; rescale it (its logarithm, or other units)")
+
+
 def as_numeric(series: pd.Series, missing: tuple[str, ...] = ()) -> pd.Series | None:
     """The column as float if every present value is a number, else None (categorical).
 
@@ -233,6 +263,7 @@ def _target(series: pd.Series) -> np.ndarray:
     if values is not None:
         y = values.to_numpy(dtype=float)
         check_finite(y, what=f"target {series.name!r}")
+        check_magnitude(y, what=f"target {series.name!r}")
         return y
     return series.astype(str).str.strip().to_numpy(dtype=object)
 
@@ -265,6 +296,7 @@ def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data", miss
     X, names, categorical, one_hot = _encode(features)
     _check_unique(names, "two features are named {} (a column, and a level of a text column); rename the column")
     check_finite(np.where(np.isnan(X), 0.0, X) if missing else X, names)
+    check_magnitude(X, names, what="the data")
     y = _target(frame[target]) if target is not None else None
     return Dataset(X, y, tuple(names), target or "", name, features.reset_index(drop=True), categorical, one_hot)
 
@@ -287,6 +319,7 @@ def from_arrays(
         raise InputError(f"{len(feature_names)} feature names for {X.shape[1]} columns")
     _check_unique(list(map(str, feature_names)), "two features are named {}; give each its own name")
     check_finite(X, feature_names)
+    check_magnitude(X, feature_names, what="the data")
     if y is not None:
         y = np.asarray(y)
         if y.shape != (X.shape[0],):

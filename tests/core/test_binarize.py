@@ -84,3 +84,15 @@ def test_a_class_is_found_by_its_shown_name_or_its_text():
     assert binary_labels(y, "1.0").values.tolist() == [1.0, 0.0, 1.0]
     with pytest.raises(InputError, match="positive class '2' is not one of '0', '1'"):
         binary_labels(y, "2")
+
+
+def test_thresholds_between_huge_values_stay_finite_and_split_the_column():
+    """The midpoint of two values near the largest float is finite: ``(a + b) / 2`` overflowed
+    to a threshold ``a>inf`` whose column was all zeros (the column silently lost)."""
+    values = np.linspace(1.5e308, 1.79e308, 40)
+    binarizer = TabularBinarizer(n_thresholds=3).fit(pd.DataFrame({"a": values}))
+    kind, thresholds, _ = binarizer.encodings_[0]
+    assert kind == "threshold" and all(np.isfinite(thresholds))
+    B = binarizer.transform(pd.DataFrame({"a": values}))
+    assert np.all((B.min(axis=0) == 0) & (B.max(axis=0) == 1))
+    assert all(len(name) < 20 and "inf" not in name for name in binarizer.get_feature_names_out())
