@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator
 
 import matplotlib
@@ -31,7 +32,7 @@ from matplotlib.text import Text
 
 from .terminal import visible
 
-__all__ = ["LITERAL_TEXT", "LiteralFigure", "figure", "literal", "literal_text", "save_png"]
+__all__ = ["LITERAL_TEXT", "LiteralFigure", "check_figure_file", "figure", "literal", "literal_text", "save_png"]
 
 #: the settings under which matplotlib creates text that it shows as given
 LITERAL_TEXT = {"text.parse_math": False, "text.usetex": False}
@@ -127,3 +128,21 @@ def figure(**kwargs: Any) -> LiteralFigure:
 def save_png(fig: Figure, target: str | os.PathLike | BinaryIO, dpi: int) -> None:
     """Write ``fig`` (any matplotlib Figure) as PNG to a path or binary file, its text literal."""
     literal(fig).savefig(target, format="png", dpi=dpi, bbox_inches="tight")
+
+
+def check_figure_file(path: str | os.PathLike, option: str) -> None:
+    """An ``InputError`` naming ``option`` unless matplotlib can write a figure at ``path``: its
+    folder exists and its extension is a format matplotlib saves (``.png``, ``.svg``, ``.pdf``,
+    ...).  Checked before the work, so a typo does not cost the run."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from .errors import InputError
+
+    target = Path(path)
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = target.suffix[1:].lower()
+    if suffix not in formats:
+        raise InputError(f"{option} {str(path)!r}: {'.' + suffix if suffix else 'no extension'} is not a picture "
+                         f"format matplotlib writes (use one of {', '.join(sorted(formats))})")
+    if not target.parent.is_dir():
+        raise InputError(f"{option} folder {str(target.parent)!r} does not exist")
