@@ -7,7 +7,7 @@ parsed.  ``literal(fig)`` makes every text of a figure literal but the tick labe
 formats from numbers (a log axis writes 10^k as mathtext); tick labels that are names (a bar
 chart's categories, labels set by hand) are literal too.  A control character in user text
 (which no font can draw) is shown as its visible escape, as on a terminal
-(``interp.terminal.visible``).
+(``interp.terminal.visible``), and a text longer than ``MAX_TEXT_CHARS`` is cut.
 
 It holds by construction in two places.  Every plugin's ``plots.py`` makes its figures with
 ``figure()``: a ``LiteralFigure`` applies ``literal`` whenever it lays out, measures or draws
@@ -32,10 +32,14 @@ from matplotlib.text import Text
 
 from .terminal import visible
 
-__all__ = ["LITERAL_TEXT", "LiteralFigure", "check_figure_file", "figure", "literal", "literal_text", "save_png"]
+__all__ = ["LITERAL_TEXT", "MAX_TEXT_CHARS", "LiteralFigure", "check_figure_file", "figure", "literal", "literal_text",
+           "save_png", "shown_text"]
 
 #: the settings under which matplotlib creates text that it shows as given
 LITERAL_TEXT = {"text.parse_math": False, "text.usetex": False}
+#: the longest text a figure shows (a longer one is cut): a 50 MB text cell, as a category's name,
+#: would otherwise take gigabytes to lay out
+MAX_TEXT_CHARS = 1000
 #: tick formatters whose labels are text given by a plugin (names), not numbers
 _NAME_FORMATTERS = (ticker.FixedFormatter, ticker.FuncFormatter, category.StrCategoryFormatter)
 
@@ -62,9 +66,17 @@ def _number_labels(fig: Figure) -> set[int]:
     return ids
 
 
+def shown_text(text: str) -> str:
+    """``text`` as a figure shows it: at most ``MAX_TEXT_CHARS`` characters (a longer one cut,
+    ending in an ellipsis), control characters as visible escapes."""
+    if len(text) > MAX_TEXT_CHARS:
+        text = text[:MAX_TEXT_CHARS - 1] + "\u2026"
+    return visible(text)
+
+
 def _visible_names(formatter: ticker.Formatter) -> ticker.FuncFormatter:
-    """A name formatter whose labels are ``formatter``'s with control characters visible."""
-    wrapped = ticker.FuncFormatter(lambda x, pos=None: visible(formatter(x, pos)))
+    """A name formatter whose labels are ``formatter``'s as ``shown_text`` shows them."""
+    wrapped = ticker.FuncFormatter(lambda x, pos=None: shown_text(formatter(x, pos)))
     wrapped.interp_visible = True
     return wrapped
 
@@ -81,7 +93,7 @@ def _show_names_visibly(axis) -> None:
 
 def literal(fig: Figure) -> Figure:
     """Make every text in ``fig`` literal (no mathtext, no TeX, control characters as visible
-    escapes), but the tick labels matplotlib formats from numbers, which keep their mathtext;
+    escapes, at most ``MAX_TEXT_CHARS`` long: ``shown_text``), but the tick labels matplotlib formats from numbers, which keep their mathtext;
     returns ``fig``."""
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
@@ -93,7 +105,7 @@ def literal(fig: Figure) -> Figure:
         else:
             text.set_parse_math(False)
             text.set_usetex(False)
-            shown = visible(text.get_text())
+            shown = shown_text(text.get_text())
             if shown != text.get_text():
                 text.set_text(shown)
     return fig

@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
-from interp.plotting import figure
+from interp.plotting import figure, shown_text
 from matplotlib.figure import Figure
 
 TOP_WEIGHTS = 10  # bars drawn per direction (the largest |weights|)
@@ -122,5 +122,8 @@ def _bars(ax, values: dict[str, float], top_k: int, gid: str | None = None) -> N
     """Horizontal bars of the ``top_k`` largest |values|, largest on top, signed colours."""
     names = sorted(values, key=lambda n: -abs(values[n]))[:top_k][::-1]
     shown = [values[n] for n in names]
-    ax.barh(names, shown, color=["#3b6ea8" if v >= 0 else "#c8553d" for v in shown], gid=gid)
+    # bars at positions, names as tick labels: names as categories would make matplotlib try to
+    # read each as a date (minutes for a 1 MB text cell) and merge two names cut alike
+    ax.barh(np.arange(len(names)), shown, color=["#3b6ea8" if v >= 0 else "#c8553d" for v in shown], gid=gid)
+    ax.set_yticks(np.arange(len(names)), labels=[shown_text(n) for n in names])
     ax.axvline(0, color="black", lw=0.8)
