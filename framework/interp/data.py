@@ -11,6 +11,7 @@ plugins`` / ``--help`` need none of it.
 
 from __future__ import annotations
 
+import csv
 import sys
 from importlib import resources
 from pathlib import Path
@@ -357,16 +358,23 @@ def read_csv(path: str | Path) -> pd.DataFrame:
     if not path.is_file():
         raise InputError(missing_file(path))
     try:
-        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, skipinitialspace=True)
+        # the header as written, checked before the body is parsed (pandas renames a repeated
+        # 'a' to 'a.1'; a million repeated names would take minutes to parse first)
+        _check_unique(_header(path), "two columns are named {} in the header; give each its own name")
         frame = pd.read_csv(path, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         raise InputError(f"data file {str(path)!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+    except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as err:
         first = str(err).strip().splitlines()[0]
         raise InputError(f"cannot parse {str(path)!r} as CSV: {first}") from None
-    # the header as written: pandas renames a repeated 'a' to 'a.1'
-    _check_unique(list(header.iloc[0]), "two columns are named {} in the header; give each its own name")
     return frame
+
+
+def _header(path: Path) -> list[str]:
+    """The column names of a CSV file's first record, as pandas reads them (leading spaces
+    skipped, quotes removed), read without the rest of the file."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return next(csv.reader(f, skipinitialspace=True), [])
 
 
 def load_dataset(

@@ -164,3 +164,22 @@ def test_numbers_the_methods_cannot_compute_with_are_refused_in_one_line(tmp_pat
 def test_large_and_tiny_numbers_within_the_limits_are_kept():
     data = load_dataset(pd.DataFrame({"a": [1e150, -1e150, 1e-300, 0.0], "y": [0, 1, 0, 1]}), "y")
     assert data.X[:, 0].tolist() == [1e150, -1e150, 1e-300, 0.0]
+
+
+def test_a_repeated_column_name_is_refused_before_the_body_is_parsed(tmp_path, monkeypatch):
+    """200,000 columns all named 'a': the header alone is read (pandas, which takes minutes on
+    such a body, is never called)."""
+    n = 200_000
+    path = tmp_path / "dup.csv"
+    path.write_text(",".join(["a"] * n) + "\n" + ",".join(["1"] * n) + "\n" + ",".join(["2"] * n) + "\n")
+    monkeypatch.setattr(pd, "read_csv", lambda *a, **k: pytest.fail("the body was parsed"))
+    with pytest.raises(InputError, match="two columns are named 'a' in the header"):
+        load_dataset(str(path), "a")
+
+
+def test_the_header_is_read_as_pandas_reads_it(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text('\ufeff"x, y", z,"multi\nline"\n1,2,3\n4,5,6\n', encoding="utf-8")
+    from interp.data import _header
+
+    assert _header(path) == ["x, y", "z", "multi\nline"] == list(pd.read_csv(path, skipinitialspace=True).columns)
