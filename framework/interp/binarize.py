@@ -51,6 +51,17 @@ def _levels(series: pd.Series) -> pd.Series:
     return text.where(text != "", _MISSING)
 
 
+def _check_name_free(name: str, col: str, owners: dict[str, str]) -> None:
+    """Record that column ``col`` gives the output ``name``, or an InputError when another
+    column gave it already (a column ``x >= 0`` beside the threshold ``x >= 0`` of a column
+    ``x``; the level ``b = c`` of ``a`` and the level ``c`` of ``a = b``): a card or a rule
+    would show two different features under one name."""
+    other = owners.setdefault(name, col)
+    if other != col:
+        raise InputError(f"the columns {other!r} and {col!r} both give a feature named {name!r}, which would "
+                         "read as one; rename one of the columns")
+
+
 class TabularBinarizer(TransformerMixin, BaseEstimator):
     """One-hot categorical columns, threshold numeric columns at quantiles (0/1 output).
 
@@ -95,10 +106,13 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
         self.columns_ = list(frame.columns)
         self.encodings_ = []
         names: list[str] = []
+        owners: dict[str, str] = {}
         for col in frame.columns:
             encoding, column_names = self._encode_column(str(col), frame[col])
             self.encodings_.append(encoding)
             names += column_names
+            for name in column_names:
+                _check_name_free(name, str(col), owners)
         self.feature_names_out_ = np.asarray(names, dtype=object)
         return self
 

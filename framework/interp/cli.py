@@ -57,17 +57,26 @@ def _show_warning(message: Any, category: type, *args: Any, **kwargs: Any) -> No
 
 
 class _Exit2(click.ClickException):
-    """One line on stderr, exit code 2."""
+    """One line on stderr, exit code 2; under it an error's ``excerpt``, as lines."""
 
     exit_code = 2
 
+    def __init__(self, message: str, excerpt: str = "") -> None:
+        super().__init__(message)
+        self.excerpt = excerpt
+
     def show(self, file: Any = None) -> None:
         echo(f"Error: {visible(self.message, one_line=True)}", err=True)
+        if self.excerpt:
+            echo(visible(self.excerpt), err=True)
 
 
-def fail(message: str) -> None:
-    """Print one line on stderr and exit with code 2 (bad input, unknown plugin)."""
-    raise _Exit2(message)
+def fail(message: str | InterpError) -> None:
+    """Print one line on stderr and exit with code 2 (bad input, unknown plugin); an error with
+    an ``excerpt`` (a formula and a caret under its error) shows it as lines under that line."""
+    if isinstance(message, InterpError) and message.excerpt and str(message).endswith("\n" + message.excerpt):
+        raise _Exit2(str(message)[: -len(message.excerpt) - 1], message.excerpt)
+    raise _Exit2(str(message))
 
 
 def _loaded_registry(echo_warnings: bool = True):
@@ -385,7 +394,7 @@ def _run(method: str, data: str | None, target: str | None, dataset: str | None,
     except PluginBug as err:
         _bug(err)
     except InterpError as err:
-        fail(str(err))
+        fail(err)
     if written and not quiet and fmt == "text":
         echo(f"saved {', '.join(p.name for p in written)} in {out}", err=True)
     if fmt == "json":
