@@ -178,3 +178,31 @@ def clean_mathml(fragment: str) -> str | None:
     if cleaner.broken or cleaner.open or not cleaner.has_text:
         return None
     return "".join(cleaner.parts)
+
+
+#: characters no one sees: zero-width spaces and joiners, the word joiner, the byte-order mark
+_INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
+#: a word holding a Greek or Cyrillic letter (letters that look like Latin ones: "а", "ο")
+_LOOKALIKE_WORD = re.compile(r"\w*[\u0370-\u03ff\u0400-\u04ff]\w*")
+_LATIN_LETTER = re.compile("[A-Za-z]")
+
+
+def _unmixed(match: re.Match) -> str:
+    """A word mixing Latin letters with Greek or Cyrillic ones, those shown as escapes
+    (``p\\u0430ypal``); a word in one script as it is."""
+    word = match.group()
+    if not _LATIN_LETTER.search(word):
+        return word
+    return "".join(f"\\u{ord(c):04x}" if "\u0370" <= c <= "\u04ff" else c for c in word)
+
+
+def visible_html(markup: str) -> str:
+    """``markup`` (a page or fragment interp wrote, its text escaped) with the characters that
+    would make a name read as another shown as visible escapes: control and bidirectional
+    characters (``interp.terminal.visible``: ``\\u202e`` would reverse what follows), the
+    invisible ones, and the Greek or Cyrillic letters of a word that mixes them with Latin
+    ones (``p\\u0430ypal``, not ``paypal``).  None of them is markup, so the markup is kept."""
+    from .terminal import visible
+
+    shown = visible(_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", markup))
+    return _LOOKALIKE_WORD.sub(_unmixed, shown)

@@ -94,3 +94,19 @@ def test_ids_and_links_are_made_from_names():
     assert audit(page) == []
     assert '<section id="x-onmouseover-alert-1">' in page and '<section id="x-onmouseover-alert-1-2">' in page
     assert 'href="#x-onmouseover-alert-1-2"' in page
+
+
+def test_names_that_would_read_as_other_names_are_shown_visibly_in_html():
+    """A bidi override (``\\u202e`` reverses what follows), a zero-width space and a Cyrillic
+    ``а`` inside a Latin word are escapes on the page and in a notebook display; a word in one
+    script and the page's own markup are kept."""
+    from interp.display import Display, display_html
+
+    names = ["evil\u202egnp.exe", "pa\u200byment", "p\u0430ypal", "\u0412\u043e\u0437\u0440\u0430\u0441\u0442"]
+    exp = Explanation(method="m", sections=[Table(["feature"], [[n] for n in names]), Text(names[2])])
+    for page in (render_html([exp], names[0]), display_html(Display(names[2], exp.sections))):
+        assert not any(c in page for c in ("\u202e", "\u200b", "p\u0430ypal")), page
+        assert audit(page) == []
+    page = render_html([exp], names[0])
+    for shown in ("evil\\u202egnp.exe", "pa\\u200byment", "p\\u0430ypal", "\u0412\u043e\u0437\u0440\u0430\u0441\u0442"):
+        assert f"<td>{shown}</td>" in page
