@@ -129,7 +129,7 @@ def no_card_reason(estimator) -> str | None:
 def _check_predictions(card: "ScoreCard", estimator, X: np.ndarray) -> None:
     """A card computes its model's predictions (its ``decision_function``) on ``X``, row for
     row: a failure here is a bug."""
-    model = np.ravel(estimator.decision_function(np.asarray(X, dtype=float)))
+    model = np.ravel(estimator.decision_function(X))  # X as given: a DataFrame keeps its names
     wrong = int(np.count_nonzero(card.predict(X) != (model > 0)))
     if wrong:
         raise RuntimeError(f"the score card disagrees with its model on {wrong} of {len(model)} rows")
