@@ -502,7 +502,7 @@ def to_string(node: str | Formula, names: Sequence[str] | None = None,
 
 
 #: what in a column's name would read as the grammar: its symbols, quotes, spaces and line breaks
-_NOT_IN_A_NAME = re.compile(r'[~!&|^(),"\\\s]|->|<-')
+_NOT_IN_A_NAME = re.compile(r'[~!&|^(),"\s]|->|<-')
 
 
 def rule_name(name: str) -> str:

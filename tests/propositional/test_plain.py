@@ -161,5 +161,5 @@ def test_a_name_that_reads_as_the_rule_is_quoted():
     assert shown == 'g & ~"a & b" & "~c"'
     assert to_string("x | y", ["vote=y", "age>30.5"]) == "vote=y | age>30.5"
     for name, quoted in [("x >= 0", '"x >= 0"'), ("and", '"and"'), ("", '""'), ('say "hi"', r'"say \"hi\""'),
-                         ("a\\b", r'"a\\b"'), ("p->q", '"p->q"'), ("(x)", '"(x)"')]:
+                         ("a\\b", "a\\b"), ('a \\b', r'"a \\b"'), ("p->q", '"p->q"'), ("(x)", '"(x)"')]:
         assert rule_name(name) == quoted
