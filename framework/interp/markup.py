@@ -182,18 +182,19 @@ def clean_mathml(fragment: str) -> str | None:
 
 #: characters no one sees: zero-width spaces and joiners, the word joiner, the byte-order mark
 _INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
-#: a word holding a Greek or Cyrillic letter (letters that look like Latin ones: "а", "ο")
-_LOOKALIKE_WORD = re.compile(r"\w*[\u0370-\u03ff\u0400-\u04ff]\w*")
+#: Greek and Cyrillic letters (some look like Latin ones: "а", "ο")
+_LOOKALIKE = re.compile("[\u0370-\u04ff]")
 _LATIN_LETTER = re.compile("[A-Za-z]")
+_WORD = re.compile(r"\w+")
 
 
 def _unmixed(match: re.Match) -> str:
     """A word mixing Latin letters with Greek or Cyrillic ones, those shown as escapes
     (``p\\u0430ypal``); a word in one script as it is."""
     word = match.group()
-    if not _LATIN_LETTER.search(word):
+    if not _LOOKALIKE.search(word) or not _LATIN_LETTER.search(word):
         return word
-    return "".join(f"\\u{ord(c):04x}" if "\u0370" <= c <= "\u04ff" else c for c in word)
+    return _LOOKALIKE.sub(lambda m: f"\\u{ord(m.group()):04x}", word)
 
 
 def visible_html(markup: str) -> str:
@@ -205,4 +206,4 @@ def visible_html(markup: str) -> str:
     from .terminal import visible
 
     shown = visible(_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", markup))
-    return _LOOKALIKE_WORD.sub(_unmixed, shown)
+    return _WORD.sub(_unmixed, shown) if _LOOKALIKE.search(shown) else shown  # linear in the page

@@ -110,3 +110,16 @@ def test_names_that_would_read_as_other_names_are_shown_visibly_in_html():
     page = render_html([exp], names[0])
     for shown in ("evil\\u202egnp.exe", "pa\\u200byment", "p\\u0430ypal", "\u0412\u043e\u0437\u0440\u0430\u0441\u0442"):
         assert f"<td>{shown}</td>" in page
+
+
+def test_showing_look_alikes_takes_time_linear_in_the_page():
+    """A 2 MB name beside a Cyrillic word: one pass (a pattern that backtracked over each word
+    took 10 s on 20,000 characters)."""
+    import time
+
+    from interp.markup import visible_html
+
+    page = "<td>" + "a" * 2_000_000 + "</td><td>p\u0430ypal</td>"
+    start = time.perf_counter()
+    assert visible_html(page).endswith("<td>p\\u0430ypal</td>")
+    assert time.perf_counter() - start < 5
