@@ -35,8 +35,10 @@ _MISSING = "missing"
 
 
 def _fmt(value: float) -> str:
+    """A threshold or level as a name shows it: a whole number as an integer (up to 1e15, beyond
+    which it would print hundreds of digits), else 6 significant digits."""
     value = float(value)
-    return str(int(value)) if value.is_integer() else f"{value:.6g}"
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.6g}"
 
 
 def _as_numeric(series: pd.Series) -> pd.Series | None:
@@ -47,6 +49,17 @@ def _as_numeric(series: pd.Series) -> pd.Series | None:
 def _levels(series: pd.Series) -> pd.Series:
     text = series.astype(object).where(series.notna(), _MISSING).astype(str).str.strip()
     return text.where(text != "", _MISSING)
+
+
+def _check_name_free(name: str, col: str, owners: dict[str, str]) -> None:
+    """Record that column ``col`` gives the output ``name``, or an InputError when another
+    column gave it already (a column ``x >= 0`` beside the threshold ``x >= 0`` of a column
+    ``x``; the level ``b = c`` of ``a`` and the level ``c`` of ``a = b``): a card or a rule
+    would show two different features under one name."""
+    other = owners.setdefault(name, col)
+    if other != col:
+        raise InputError(f"the columns {other!r} and {col!r} both give a feature named {name!r}, which would "
+                         "read as one; rename one of the columns")
 
 
 class TabularBinarizer(TransformerMixin, BaseEstimator):
@@ -93,10 +106,13 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
         self.columns_ = list(frame.columns)
         self.encodings_ = []
         names: list[str] = []
+        owners: dict[str, str] = {}
         for col in frame.columns:
             encoding, column_names = self._encode_column(str(col), frame[col])
             self.encodings_.append(encoding)
             names += column_names
+            for name in column_names:
+                _check_name_free(name, str(col), owners)
         self.feature_names_out_ = np.asarray(names, dtype=object)
         return self
 
@@ -124,7 +140,7 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
             above = distinct[distinct > c]
             below = distinct[distinct <= c]
             if above.size and below.size:
-                thresholds.append((below.max() + above.min()) / 2)
+                thresholds.append(below.max() / 2 + above.min() / 2)  # (a + b) / 2 overflows near 1e308
         thresholds = sorted(set(thresholds)) or [float(np.median(distinct))]
         return ("threshold", thresholds, has_missing), [f"{col}>{_fmt(t)}" for t in thresholds] + missing
 

@@ -60,17 +60,26 @@ def _show_warning(message: Any, category: type, *args: Any, **kwargs: Any) -> No
 
 
 class _Exit2(click.ClickException):
-    """One line on stderr, exit code 2."""
+    """One line on stderr, exit code 2; under it an error's ``excerpt``, as lines."""
 
     exit_code = 2
 
+    def __init__(self, message: str, excerpt: str = "") -> None:
+        super().__init__(message)
+        self.excerpt = excerpt
+
     def show(self, file: Any = None) -> None:
         echo(f"Error: {visible(self.message, one_line=True)}", err=True)
+        if self.excerpt:
+            echo(visible(self.excerpt), err=True)
 
 
-def fail(message: str) -> None:
-    """Print one line on stderr and exit with code 2 (bad input, unknown plugin)."""
-    raise _Exit2(message)
+def fail(message: str | InterpError) -> None:
+    """Print one line on stderr and exit with code 2 (bad input, unknown plugin); an error with
+    an ``excerpt`` (a formula and a caret under its error) shows it as lines under that line."""
+    if isinstance(message, InterpError) and message.excerpt and str(message).endswith("\n" + message.excerpt):
+        raise _Exit2(str(message)[: -len(message.excerpt) - 1], message.excerpt)
+    raise _Exit2(str(message))
 
 
 def _loaded_registry(echo_warnings: bool = True):
@@ -93,7 +102,7 @@ def _with_plugin_warnings(call: Callable[[], Any], echo: bool = True) -> Any:
         try:
             result = call()
         except InterpError as err:  # strict mode
-            fail(str(err))
+            fail(err)
     for w in caught if echo else ():
         _show_warning(w.message, w.category)
     return result
@@ -171,7 +180,7 @@ def _guarded(entry: PluginCommand) -> click.Command:
         except PluginBug as err:
             _bug(err)
         except InterpError as err:
-            fail(str(err))
+            fail(err)
         except Exception as err:  # noqa: BLE001 - anything else from a plugin's command is its bug
             _bug(PluginBug(entry.plugin, entry.name, err, role="command"))
 
@@ -353,7 +362,7 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, missin
     try:
         return load_dataset(dataset if dataset is not None else data, target, missing=missing)
     except InterpError as err:
-        fail(str(err))
+        fail(err)
     raise AssertionError("unreachable")
 
 
@@ -416,7 +425,7 @@ def _run(method: str, data: str | None, target: str | None, dataset: str | None,
     except PluginBug as err:
         _bug(err)
     except InterpError as err:
-        fail(str(err))
+        fail(err)
     _print_run(explanation, written, out, quiet, fmt)
 
 
@@ -480,7 +489,7 @@ def _run_on_model(method: str, model: Any, loaded: Dataset, ctx: RunContext, fmt
     except PluginBug as err:
         _bug(err)
     except InterpError as err:
-        fail(str(err))
+        fail(err)
     if fmt == "text":
         echo(f"{result.headline()}\nfitted to {part.fitted_to}; fidelity on {result.held_out:,} held-out rows: "
              f"{part.fidelity.text()}\n")
@@ -537,7 +546,7 @@ def show_command(run_dir: str, as_json: bool, debug: bool) -> None:
     try:
         explanation = load_run(run_dir)
     except InterpError as err:
-        fail(str(err))
+        fail(err)
     if as_json:
         echo_json(explanation.to_dict())
     else:
@@ -644,7 +653,7 @@ def _model_report(model: Any, names: list[str], data: str | None, target: str | 
         result = explain(model, frame, y, methods=names, positive=settings.positive, fit_to=settings.fit_to,
                          threshold=settings.threshold, random_state=seed, quiet=quiet, name=loaded.name)
     except InterpError as err:
-        fail(str(err))
+        fail(err)
     figures = {}
     for r, folder in zip(result.results, folders):
         if r.explanation is not None:
@@ -666,22 +675,22 @@ def _saved_figures(explanation: Any, folder: Path) -> dict[str, bytes]:
     except PluginBug as err:
         _bug(err)
     except InterpError as err:
-        fail(str(err))
+        fail(err)
     return {name: saved[name] for name in explanation.figures if name in saved}
 
 
 def _check_report_folder(out: Path, folders: list[str]) -> None:
-    """Exit 2 before any method runs when the page or a method's run cannot be written."""
-    from .runs import check_writable
+    """Exit 2 before any method runs when the page or a method's run cannot be written, or the
+    folder is not one interp wrote (``runs.check_report_folder``); mark it as a report's."""
+    from .runs import check_report_folder, mark_report_folder
 
     try:
-        if out.exists() and not out.is_dir():
-            fail(f"cannot write the report in {str(out)!r}: it is a file, not a folder")
-        check_writable(out, f"cannot write the report in {str(out)!r}")
-        for folder in folders:
-            check_run_folder(out / folder)
+        check_report_folder(out, folders)
+        mark_report_folder(out)
     except InterpError as err:
-        fail(str(err))
+        fail(err)
+    except OSError as err:
+        fail(f"cannot write the report in {str(out)!r}: {err.strerror or err}")
 
 
 def _report_part(name: str, anchor: str, data: Dataset, out: Path, ctx: RunContext) -> tuple[Any, InterpError | None]:
@@ -734,7 +743,7 @@ def new_plugin_command(name: str, kind: str, directory: str, debug: bool) -> Non
     try:
         plan = new_plugin(name, kind, directory, registry=_loaded_registry(echo_warnings=False))
     except InterpError as err:
-        fail(str(err))
+        fail(err)
     except OSError as err:
         fail(f"cannot write the package in {directory!r}: {err.strerror or err}")
     echo(f"wrote {plan.root} ({plan.kind.summary}):")

@@ -11,6 +11,7 @@ plugins`` / ``--help`` need none of it.
 
 from __future__ import annotations
 
+import csv
 import sys
 from importlib import resources
 from pathlib import Path
@@ -159,6 +160,36 @@ def check_finite(X: np.ndarray, names: Sequence[str] | None = None, what: str = 
     raise InputError(f"{what} contains {X[row, col]} in {label!r} (row {row}, and {bad.sum()} cells in all)")
 
 
+#: the largest magnitude a number may have: its square is still finite (sums of squares, the
+#: variances and norms methods compute, stay finite); and the smallest nonzero one: a normal
+#: float (a subnormal one has lost precision, and its reciprocal overflows)
+LARGEST_NUMBER = float(np.sqrt(np.finfo(float).max))
+SMALLEST_NUMBER = float(np.finfo(float).tiny)
+
+
+def check_magnitude(X: np.ndarray, names: Sequence[str] | None = None, what: str = "X") -> None:
+    """An InputError naming the first column and row holding a number beyond what the methods
+    compute with: larger in magnitude than ``LARGEST_NUMBER`` or, nonzero, smaller than
+    ``SMALLEST_NUMBER`` (NaN is left to ``check_finite`` and to the methods that take it)."""
+    X = np.asarray(X)
+    if X.dtype.kind not in "fc" or X.size == 0:
+        return
+    size = np.abs(np.where(np.isnan(X), 1.0, X))
+    bad = (size > LARGEST_NUMBER) | ((size > 0) & (size < SMALLEST_NUMBER))
+    if not bad.any():
+        return
+    where = tuple(int(v) for v in np.argwhere(bad)[0])
+    value = float(X[where])
+    how = (f"larger than {LARGEST_NUMBER:.3g} in magnitude, so its square overflows" if abs(value) > LARGEST_NUMBER
+           else f"smaller than {SMALLEST_NUMBER:.3g} in magnitude (a subnormal float)")
+    if X.ndim == 1:
+        place = f"{what} holds {value!r} at row {where[0]}"
+    else:
+        label = repr(str(names[where[1]])) if names is not None else str(where[1])
+        place = f"column {label} of {what} holds {value!r} (row {where[0]})"
+    raise InputError(f"{place}: {how}; rescale it (its logarithm, or other units)")
+
+
 def as_numeric(series: pd.Series, missing: tuple[str, ...] = ()) -> pd.Series | None:
     """The column as float if every present value is a number, else None (categorical).
 
@@ -233,6 +264,7 @@ def _target(series: pd.Series) -> np.ndarray:
     if values is not None:
         y = values.to_numpy(dtype=float)
         check_finite(y, what=f"target {series.name!r}")
+        check_magnitude(y, what=f"target {series.name!r}")
         return y
     return series.astype(str).str.strip().to_numpy(dtype=object)
 
@@ -265,6 +297,7 @@ def from_frame(frame: pd.DataFrame, target: str | None, name: str = "data", miss
     X, names, categorical, one_hot = _encode(features)
     _check_unique(names, "two features are named {} (a column, and a level of a text column); rename the column")
     check_finite(np.where(np.isnan(X), 0.0, X) if missing else X, names)
+    check_magnitude(X, names, what="the data")
     y = _target(frame[target]) if target is not None else None
     return Dataset(X, y, tuple(names), target or "", name, features.reset_index(drop=True), categorical, one_hot)
 
@@ -287,6 +320,7 @@ def from_arrays(
         raise InputError(f"{len(feature_names)} feature names for {X.shape[1]} columns")
     _check_unique(list(map(str, feature_names)), "two features are named {}; give each its own name")
     check_finite(X, feature_names)
+    check_magnitude(X, feature_names, what="the data")
     if y is not None:
         y = np.asarray(y)
         if y.shape != (X.shape[0],):
@@ -324,16 +358,23 @@ def read_csv(path: str | Path) -> pd.DataFrame:
     if not path.is_file():
         raise InputError(missing_file(path))
     try:
-        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, skipinitialspace=True)
+        # the header as written, checked before the body is parsed (pandas renames a repeated
+        # 'a' to 'a.1'; a million repeated names would take minutes to parse first)
+        _check_unique(_header(path), "two columns are named {} in the header; give each its own name")
         frame = pd.read_csv(path, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         raise InputError(f"data file {str(path)!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+    except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as err:
         first = str(err).strip().splitlines()[0]
         raise InputError(f"cannot parse {str(path)!r} as CSV: {first}") from None
-    # the header as written: pandas renames a repeated 'a' to 'a.1'
-    _check_unique(list(header.iloc[0]), "two columns are named {} in the header; give each its own name")
     return frame
+
+
+def _header(path: Path) -> list[str]:
+    """The column names of a CSV file's first record, as pandas reads them (leading spaces
+    skipped, quotes removed), read without the rest of the file."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return next(csv.reader(f, skipinitialspace=True), [])
 
 
 def load_dataset(

@@ -17,6 +17,7 @@ import attrs
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from .markup import visible_html
 from .results import Table, _sections, render_sections
 from .terminal import visible
 
@@ -56,7 +57,7 @@ def display_html(display: Display, estimator=None) -> str:
         parts.append("<details><summary>parameters</summary>" + sections_html((_parameters(estimator),), {})
                      + "</details>")
     parts.append("</div>")
-    return "\n".join(parts)
+    return visible_html("\n".join(parts))  # what would make a name read as another, shown visibly
 
 
 def display_text(display: Display) -> str:

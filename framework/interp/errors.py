@@ -2,7 +2,13 @@
 
 
 class InterpError(Exception):
-    """Base class for every error interp raises on purpose."""
+    """Base class for every error interp raises on purpose.
+
+    ``excerpt`` (empty, or the last lines of the message) is a block the command line shows as
+    lines under its one-line message, such as a formula's text with a caret under the error;
+    whoever raises it makes it printable (no line of user text is shown raw)."""
+
+    excerpt: str = ""
 
 
 class InputError(InterpError, ValueError):

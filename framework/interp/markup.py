@@ -178,3 +178,32 @@ def clean_mathml(fragment: str) -> str | None:
     if cleaner.broken or cleaner.open or not cleaner.has_text:
         return None
     return "".join(cleaner.parts)
+
+
+#: characters no one sees: zero-width spaces and joiners, the word joiner, the byte-order mark
+_INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
+#: Greek and Cyrillic letters (some look like Latin ones: "а", "ο")
+_LOOKALIKE = re.compile("[\u0370-\u04ff]")
+_LATIN_LETTER = re.compile("[A-Za-z]")
+_WORD = re.compile(r"\w+")
+
+
+def _unmixed(match: re.Match) -> str:
+    """A word mixing Latin letters with Greek or Cyrillic ones, those shown as escapes
+    (``p\\u0430ypal``); a word in one script as it is."""
+    word = match.group()
+    if not _LOOKALIKE.search(word) or not _LATIN_LETTER.search(word):
+        return word
+    return _LOOKALIKE.sub(lambda m: f"\\u{ord(m.group()):04x}", word)
+
+
+def visible_html(markup: str) -> str:
+    """``markup`` (a page or fragment interp wrote, its text escaped) with the characters that
+    would make a name read as another shown as visible escapes: control and bidirectional
+    characters (``interp.terminal.visible``: ``\\u202e`` would reverse what follows), the
+    invisible ones, and the Greek or Cyrillic letters of a word that mixes them with Latin
+    ones (``p\\u0430ypal``, not ``paypal``).  None of them is markup, so the markup is kept."""
+    from .terminal import visible
+
+    shown = visible(_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", markup))
+    return _WORD.sub(_unmixed, shown) if _LOOKALIKE.search(shown) else shown  # linear in the page

@@ -7,7 +7,7 @@ parsed.  ``literal(fig)`` makes every text of a figure literal but the tick labe
 formats from numbers (a log axis writes 10^k as mathtext); tick labels that are names (a bar
 chart's categories, labels set by hand) are literal too.  A control character in user text
 (which no font can draw) is shown as its visible escape, as on a terminal
-(``interp.terminal.visible``).
+(``interp.terminal.visible``), and a text longer than ``MAX_TEXT_CHARS`` is cut.
 
 It holds by construction in two places.  Every plugin's ``plots.py`` makes its figures with
 ``figure()``: a ``LiteralFigure`` applies ``literal`` whenever it lays out, measures or draws
@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator
 
 import matplotlib
@@ -31,10 +32,14 @@ from matplotlib.text import Text
 
 from .terminal import visible
 
-__all__ = ["LITERAL_TEXT", "LiteralFigure", "figure", "literal", "literal_text", "save_png"]
+__all__ = ["LITERAL_TEXT", "MAX_TEXT_CHARS", "LiteralFigure", "check_figure_file", "figure", "literal", "literal_text",
+           "save_png", "shown_text"]
 
 #: the settings under which matplotlib creates text that it shows as given
 LITERAL_TEXT = {"text.parse_math": False, "text.usetex": False}
+#: the longest text a figure shows (a longer one is cut): a 50 MB text cell, as a category's name,
+#: would otherwise take gigabytes to lay out
+MAX_TEXT_CHARS = 1000
 #: tick formatters whose labels are text given by a plugin (names), not numbers
 _NAME_FORMATTERS = (ticker.FixedFormatter, ticker.FuncFormatter, category.StrCategoryFormatter)
 
@@ -61,9 +66,17 @@ def _number_labels(fig: Figure) -> set[int]:
     return ids
 
 
+def shown_text(text: str) -> str:
+    """``text`` as a figure shows it: at most ``MAX_TEXT_CHARS`` characters (a longer one cut,
+    ending in an ellipsis), control characters as visible escapes."""
+    if len(text) > MAX_TEXT_CHARS:
+        text = text[:MAX_TEXT_CHARS - 1] + "\u2026"
+    return visible(text)
+
+
 def _visible_names(formatter: ticker.Formatter) -> ticker.FuncFormatter:
-    """A name formatter whose labels are ``formatter``'s with control characters visible."""
-    wrapped = ticker.FuncFormatter(lambda x, pos=None: visible(formatter(x, pos)))
+    """A name formatter whose labels are ``formatter``'s as ``shown_text`` shows them."""
+    wrapped = ticker.FuncFormatter(lambda x, pos=None: shown_text(formatter(x, pos)))
     wrapped.interp_visible = True
     return wrapped
 
@@ -80,7 +93,7 @@ def _show_names_visibly(axis) -> None:
 
 def literal(fig: Figure) -> Figure:
     """Make every text in ``fig`` literal (no mathtext, no TeX, control characters as visible
-    escapes), but the tick labels matplotlib formats from numbers, which keep their mathtext;
+    escapes, at most ``MAX_TEXT_CHARS`` long: ``shown_text``), but the tick labels matplotlib formats from numbers, which keep their mathtext;
     returns ``fig``."""
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
@@ -92,7 +105,7 @@ def literal(fig: Figure) -> Figure:
         else:
             text.set_parse_math(False)
             text.set_usetex(False)
-            shown = visible(text.get_text())
+            shown = shown_text(text.get_text())
             if shown != text.get_text():
                 text.set_text(shown)
     return fig
@@ -127,3 +140,21 @@ def figure(**kwargs: Any) -> LiteralFigure:
 def save_png(fig: Figure, target: str | os.PathLike | BinaryIO, dpi: int) -> None:
     """Write ``fig`` (any matplotlib Figure) as PNG to a path or binary file, its text literal."""
     literal(fig).savefig(target, format="png", dpi=dpi, bbox_inches="tight")
+
+
+def check_figure_file(path: str | os.PathLike, option: str) -> None:
+    """An ``InputError`` naming ``option`` unless matplotlib can write a figure at ``path``: its
+    folder exists and its extension is a format matplotlib saves (``.png``, ``.svg``, ``.pdf``,
+    ...).  Checked before the work, so a typo does not cost the run."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from .errors import InputError
+
+    target = Path(path)
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = target.suffix[1:].lower()
+    if suffix not in formats:
+        raise InputError(f"{option} {str(path)!r}: {'.' + suffix if suffix else 'no extension'} is not a picture "
+                         f"format matplotlib writes (use one of {', '.join(sorted(formats))})")
+    if not target.parent.is_dir():
+        raise InputError(f"{option} folder {str(target.parent)!r} does not exist")

@@ -19,7 +19,7 @@ from typing import Iterable
 
 import attrs
 
-from .markup import clean_mathml
+from .markup import clean_mathml, visible_html
 from .results import Explanation, Figure, Formula, Table, format_value
 
 
@@ -163,7 +163,7 @@ def page_html(parts: Iterable[Part], title: str) -> str:
     parts = list(parts)
     nav = " ".join(f'<a href="#{html.escape(p.anchor)}">{html.escape(p.label)}</a>' for p in parts)
     versions = f"interp {__version__}, Python {platform.python_version()}"
-    return (
+    return visible_html(  # what would make a name read as another, shown visibly (interp.markup)
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{html.escape(title)}</h1><nav>{nav}</nav>\n" + "\n".join(p.html for p in parts)

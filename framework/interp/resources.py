@@ -4,7 +4,8 @@ Every method estimates the peak memory of what it is asked (from the data's shap
 options) and compares it with one budget, the same for all methods:
 
 - ``INTERP_MEMORY_LIMIT`` when it is set: a size in bytes, or with a unit (``8G``, ``512M``,
-  ``1.5GiB``); ``0`` or ``none`` switches the check off;
+  ``1.5GiB``); a zero size in any unit (``0``, ``0G``), ``none`` or ``off`` switches the check
+  off, and a size under one byte (``0.5``) or over 4 EiB (``1e400``) is refused;
 - otherwise :data:`MEMORY_SHARE` (half) of the memory available when the check runs (Linux:
   ``MemAvailable``; elsewhere half the physical memory), so that a run leaves room for the rest
   of the machine and for the estimate's error.
@@ -39,12 +40,25 @@ class ResourceError(InputError):
     options or the data are too big for the machine, not a bug)."""
 
 
+#: the largest budget that can be given: more memory than any machine has (2**62 bytes, 4 EiB)
+_LARGEST_SIZE = 2**62
+
+
 def parse_size(text: str) -> int:
-    """``"8G"``, ``"512 MiB"``, ``"1e9"`` as a number of bytes (units are powers of 1024)."""
+    """``"8G"``, ``"512 MiB"``, ``"1e9"`` as a number of bytes (units are powers of 1024); a
+    zero size in any unit (``0``, ``0G``) is 0.  A size above zero but below one byte (``0.5``:
+    probably ``0.5G`` was meant) or above ``_LARGEST_SIZE`` is an InputError."""
     match = _SIZE.match(str(text))
     if not match:
         raise InputError(f"{MEMORY_ENV} must be a size such as 8G or 512M, got {text!r}")
-    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+    size = float(match.group(1)) * _UNITS[match.group(2).lower()]
+    if 0 < size < 1:
+        raise InputError(f"{MEMORY_ENV}={text!r} is less than one byte: give a unit (such as 0.5G), "
+                         "or 0 to switch the check off")
+    if size > _LARGEST_SIZE:
+        raise InputError(f"{MEMORY_ENV}={text!r} is more than any machine has (at most 4 EiB): give a size "
+                         "such as 8G, or 0 to switch the check off")
+    return int(size)
 
 
 def _available() -> int | None:
@@ -66,9 +80,9 @@ def memory_budget() -> int | None:
     """The bytes a run may plan to use (see the module notes); None: no check."""
     given = os.environ.get(MEMORY_ENV, "").strip()
     if given:
-        if given.lower() in ("0", "none", "off"):
+        if given.lower() in ("none", "off"):
             return None
-        return parse_size(given)
+        return parse_size(given) or None  # a zero size, in any unit, switches the check off
     available = _available()
     return None if available is None else int(MEMORY_SHARE * available)
 

@@ -4,6 +4,11 @@ A run folder is written completely or not at all: everything goes into a hidden 
 it, which takes the run folder's name only once every file is written.  The folder is checked
 before a method runs (``check_run_folder``), so that a run that cannot be saved is refused
 before the work, not after it.
+
+interp replaces only what it wrote: each run folder holds a marker file, ``.interp-run``, that
+names the files of the run; a folder is replaced only when it holds that marker and nothing
+the marker does not name.  A report folder is marked the same way (``.interp-report``).  Any
+other folder that is not empty is refused, so ``--out`` never deletes a user's files.
 """
 
 from __future__ import annotations
@@ -22,36 +27,92 @@ from .results import Explanation
 
 EXPLANATION_FILE = "explanation.json"
 ESTIMATOR_FILE = "estimator.joblib"
+RUN_MARKER = ".interp-run"
+REPORT_MARKER = ".interp-report"
+REPORT_PAGE = "report.html"
+_MARKER_HEADERS = {RUN_MARKER: "interp run folder, format 1", REPORT_MARKER: "interp report folder, format 1"}
+_MARKER_MAX_BYTES = 65536
 
 
 class VersionWarning(UserWarning):
     """A saved estimator was written by another version of interp."""
 
 
-def _is_run_file(path: Path) -> bool:
-    return path.is_file() and (path.name in (EXPLANATION_FILE, ESTIMATOR_FILE) or path.suffix == ".png")
+def marked_names(folder: Path, marker: str) -> set[str] | None:
+    """The names the marker file ``marker`` in ``folder`` lists, or None when there is no valid
+    marker (missing, a link, too long, or without its header line)."""
+    path = folder / marker
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > _MARKER_MAX_BYTES:
+        return None
+    try:
+        header, *names = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return set(names) if header == _MARKER_HEADERS[marker] else None
+
+
+def write_marker(folder: Path, marker: str, names: list[str]) -> None:
+    """Mark ``folder`` as interp's, its files ``names`` (see ``marked_names``)."""
+    (folder / marker).write_text("\n".join([_MARKER_HEADERS[marker], *names]) + "\n", encoding="utf-8")
+
+
+def _refusal(out: Path, entries: list[Path]) -> str:
+    """Why the non-empty folder ``out``, which interp did not mark as a run, is not replaced."""
+    where = f"cannot save the run in {str(out)!r}"
+    if any(p.name == EXPLANATION_FILE for p in entries):
+        return (f"{where}: it holds an explanation.json but no {RUN_MARKER} marker, so interp did not write it "
+                "or an older interp did (give another folder, or delete this one yourself)")
+    return f"{where}: the folder holds {entries[0].name!r}, which interp did not write (give a new or empty folder)"
 
 
 def check_run_folder(out_dir: str | Path) -> Path:
     """``out_dir`` as a folder a run can be saved in, or an ``InputError`` that says why not.
 
-    It may be missing (it is made, with its parents), empty, or a saved run (replaced as a
-    whole); a file, a folder holding anything else, or a place that cannot be written is
-    refused.  Nothing is left behind by the check.
+    It may be missing (it is made, with its parents), empty, or a run interp saved, marked as
+    such and holding nothing else (it is replaced as a whole); a file, any other folder, or a
+    place that cannot be written is refused.  Nothing is left behind by the check.
     """
     out = Path(out_dir)
     here = Path.cwd().resolve()
     if out.resolve() in (here, *here.parents):
         raise InputError(f"cannot save the run in {str(out)!r}: it holds the current folder (give a new folder)")
     if out.is_dir():
-        foreign = [p.name for p in out.iterdir() if not _is_run_file(p)]
+        entries = sorted(out.iterdir())
+        marked = marked_names(out, RUN_MARKER)
+        if marked is None and entries:
+            raise InputError(_refusal(out, entries))
+        foreign = [p.name for p in entries if p.name != RUN_MARKER
+                   and (p.name not in (marked or ()) or p.is_symlink() or not p.is_file())]
         if foreign:
-            raise InputError(f"cannot save the run in {str(out)!r}: the folder holds {foreign[0]!r}, which is "
-                             "not part of a saved run (give a new or empty folder)")
+            raise InputError(f"cannot save the run in {str(out)!r}: the folder holds {foreign[0]!r}, which interp "
+                             "did not write (move it away, or give another folder)")
     check_writable(out.parent, f"cannot save the run in {str(out)!r}")
     if out.exists() and not out.is_dir():
         raise InputError(f"cannot save the run in {str(out)!r}: it is a file, not a folder")
     return out
+
+
+def check_report_folder(out_dir: str | Path, runs: list[str]) -> Path:
+    """``out_dir`` as a folder a report (its page and a run folder per name in ``runs``) can be
+    written in, or an ``InputError``: it may be missing, empty, or a report interp wrote."""
+    out = Path(out_dir)
+    where = f"cannot write the report in {str(out)!r}"
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{where}: it is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and marked_names(out, REPORT_MARKER) is None:
+        raise InputError(f"{where}: the folder is not empty and holds no {REPORT_MARKER} marker, so interp did "
+                         "not write it (give another folder, or delete this one yourself)")
+    check_writable(out, where)
+    for name in runs:
+        check_run_folder(out / name)
+    return out
+
+
+def mark_report_folder(out_dir: str | Path) -> None:
+    """Make ``out_dir`` (checked with ``check_report_folder``) and mark it as a report folder."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_marker(out, REPORT_MARKER, [REPORT_PAGE])
 
 
 def check_writable(folder: str | Path, context: str) -> None:
@@ -103,6 +164,7 @@ def _write_files(explanation: Explanation, folder: Path) -> list[str]:
             folder / ESTIMATOR_FILE,
         )
         names.append(ESTIMATOR_FILE)
+    write_marker(folder, RUN_MARKER, names)
     return names
 
 

@@ -20,7 +20,7 @@ from .problem import Objective, SolveResult
 from .refit import refit_scale, usable
 from .search import Card, delivered, local_search
 from .space import RowLimits, space_of
-from .snap import GRID_ATOL, integrity_rows, on_grid, snap_to_grid
+from .snap import GRID_ATOL, grid_decision, integrity_rows, on_grid, snap_to_grid
 from .solver import SolverOptions, WarmStart, solve
 from .validation import (check_fit_memory, check_max_iter, check_positive, check_snap_tol, check_solver,
                          check_card_ridge, resolve_penalty)
@@ -336,9 +336,10 @@ class FacetsClassifier(CardExports, ClassifierMixin, _FacetsBase):
         self.intercept_ = np.array([float(intercept)])
 
     def decision_function(self, X):
+        """The linear model's value on each row, as its score card decides (`snap.grid_decision`)."""
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_[0] + self.intercept_[0]
+        return grid_decision(X, self.coef_[0], self.intercept_[0], self.gamma_)
 
     def predict(self, X):
         scores = self.decision_function(X)

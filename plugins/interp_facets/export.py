@@ -33,6 +33,9 @@ __all__ = ["CardColumn", "CardModel", "card_model", "predict_score", "card_rows"
            "to_python", "to_sql", "CardExports", "CardPipeline", "card_display"]
 
 _MISSING = "missing"  # the level a missing text cell is (interp.binarize)
+#: the characters Python's ``str.strip`` removes (every one lies below U+3100), which the model
+#: strips from a text cell: SQL's one-argument TRIM removes spaces only
+WHITESPACE = "".join(ch for ch in map(chr, range(0x3100)) if ch.isspace())
 
 
 @attrs.frozen
@@ -289,7 +292,8 @@ def _sql_condition(column: CardColumn) -> str:
     if column.test == "missing":
         return f"{col} IS NULL"
     if column.test == "level":
-        return f"COALESCE(NULLIF(TRIM(CAST({col} AS TEXT)), ''), {sql_text(_MISSING)}) = {sql_text(column.value)}"
+        stripped = f"TRIM(CAST({col} AS TEXT), {sql_text(WHITESPACE)})"
+        return f"COALESCE(NULLIF({stripped}, ''), {sql_text(_MISSING)}) = {sql_text(column.value)}"
     return f"{col} {'=' if column.test == '==' else column.test} {column.value!r}"
 
 
@@ -304,17 +308,19 @@ def _sql_term(column: CardColumn, points: int) -> str:
 
 def to_sql(model, table_name: str) -> str:
     """A SQL query that adds the card's ``score`` (its total) and ``risk`` (the probability of
-    ``classes_[1]``; a regressor's ``prediction``) to every row of the table ``table_name``,
-    whose columns are the user's columns (numbers, or text for text columns; a missing value
-    NULL).  Standard SQL: CASE, COALESCE and EXP (SQLite has EXP from 3.35, in its default
-    builds)."""
+    ``classes_[1]``; a regressor's ``prediction``) as the last two columns of every row of the
+    table ``table_name``, whose columns are the user's columns (numbers, or text for text
+    columns; a missing value NULL).  The query refers to the user's columns only (qualified,
+    ``t."col"``), never to its own outputs, so a table with a column named ``score`` or
+    ``risk`` gives the same two numbers (and two columns of that name).  Dialects: SQLite (3.35
+    or later, for EXP) and DuckDB, both tested against the model; it uses double-quoted names,
+    CASE, COALESCE, NULLIF, EXP and the two-argument ``TRIM(text, characters)``."""
     card = card_model(model).checked_integral()
     terms = [_sql_term(c, int(p)) for c, p in zip(card.columns(), card.points()) if p != 0]
-    score = "\n         + ".join(terms) or "0"
-    linear = f"{card.intercept()!r} + {card.scale()!r} * card.score"
-    output = f"1.0 / (1.0 + EXP(-({linear}))) AS risk" if card.classifier else f"{linear} AS prediction"
-    return (f"SELECT card.*, {output}\nFROM (\n  SELECT t.*,\n         {score}\n         AS score\n"
-            f"  FROM {sql_identifier(table_name)} AS t\n) AS card")
+    score = "(" + ("\n     + ".join(terms) or "0") + ")"
+    linear = f"{card.intercept()!r} + {card.scale()!r} * {score}"
+    output = f"1.0 / (1.0 + EXP(-({linear})))\n  AS risk" if card.classifier else f"{linear}\n  AS prediction"
+    return f"SELECT t.*,\n  {score}\n  AS score,\n  {output}\nFROM {sql_identifier(table_name)} AS t"
 
 
 # ------------------------------------------------------------------------------------- Python

@@ -57,13 +57,28 @@ def _total_wording(card) -> str:
     return "total = sum of the points of the features (times their values)"
 
 
+#: characters Markdown reads as markup, escaped with a backslash in names and labels
+_MARKDOWN_SPECIALS = frozenset("\\`*_[]|~")
+#: characters Markdown passes to HTML, written as entities
+_HTML_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def markdown_text(text: str) -> str:
+    """``text`` (a feature name or a class label: the user's data) as Markdown shows it as
+    written: its markup characters escaped, ``<``, ``>`` and ``&`` as entities (a label
+    ``<img onerror=...>`` or ``**x**`` is text, never markup)."""
+    return "".join(_HTML_ENTITIES.get(c) or (f"\\{c}" if c in _MARKDOWN_SPECIALS else c) for c in text)
+
+
 def card_markdown(card) -> str:
-    """The card as a Markdown table with the rule and the risk table below it."""
+    """The card as a Markdown table with the rule and the risk table below it; names and labels
+    escaped (``markdown_text``)."""
     lines = [f"*{card_header(card)}*", "", "| feature | points |", "|---|---:|"]
-    lines += [f"| {f.replace('|', chr(92) + '|')} | {card.shown_points(f, p)} |" for f, p in card.rows()]
-    lines += ["", f"**{card.rule()}**"]
+    lines += [f"| {markdown_text(f)} | {card.shown_points(f, p)} |" for f, p in card.rows()]
+    shown = attrs.evolve(card, positive=markdown_text(card.positive), negative=markdown_text(card.negative))
+    lines += ["", f"**{shown.rule()}**"]
     if card.risk is not None:
-        lines += ["", card.risk.markdown(card.positive)]
+        lines += ["", card.risk.markdown(shown.positive)]
     return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ from interp.preprocessing import binary_labels, class_name, is_binary
 from .refit import refit_scale, usable
 from .render import card_markdown, card_text, fmt
 from .risk import RiskTable
-from .snap import on_grid
+from .snap import grid_decision, on_grid
 
 __all__ = ["ScoreCard", "score_card", "no_card_reason", "RoundedModel", "rounded_baseline"]
 
@@ -127,8 +127,9 @@ def no_card_reason(estimator) -> str | None:
 
 
 def _check_predictions(card: "ScoreCard", estimator, X: np.ndarray) -> None:
-    """A card computes its model's predictions on ``X``, row for row: a failure here is a bug."""
-    model = np.ravel(np.asarray(X, dtype=float) @ np.ravel(estimator.coef_)) + float(np.ravel(estimator.intercept_)[0])
+    """A card computes its model's predictions (its ``decision_function``) on ``X``, row for
+    row: a failure here is a bug."""
+    model = np.ravel(estimator.decision_function(X))  # X as given: a DataFrame keeps its names
     wrong = int(np.count_nonzero(card.predict(X) != (model > 0)))
     if wrong:
         raise RuntimeError(f"the score card disagrees with its model on {wrong} of {len(model)} rows")
@@ -205,7 +206,8 @@ def _risk_table(X: np.ndarray, y, points: np.ndarray, classes, integer_features:
 
 @attrs.frozen
 class RoundedModel:
-    """A linear classifier whose coefficients were rounded to the gamma-grid."""
+    """A linear classifier whose coefficients were rounded to the gamma-grid (its decision as
+    its card decides, `snap.grid_decision`)."""
 
     coef_: np.ndarray
     intercept_: np.ndarray
@@ -214,7 +216,7 @@ class RoundedModel:
     source: str
 
     def decision_function(self, X):
-        return np.asarray(X, dtype=float) @ self.coef_[0] + self.intercept_[0]
+        return grid_decision(np.asarray(X, dtype=float), self.coef_[0], self.intercept_[0], self.gamma_)
 
     def predict(self, X):
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

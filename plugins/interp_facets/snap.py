@@ -16,7 +16,7 @@ import numpy as np
 
 from .problem import Objective
 
-__all__ = ["GRID_ATOL", "on_grid", "integrity_rows", "snap_to_grid"]
+__all__ = ["GRID_ATOL", "on_grid", "grid_decision", "integrity_rows", "snap_to_grid"]
 
 #: a coefficient is on the gamma-grid when |w / gamma - round(w / gamma)| <= this
 GRID_ATOL = 1e-9
@@ -25,6 +25,18 @@ GRID_ATOL = 1e-9
 def on_grid(U: np.ndarray, atol: float = GRID_ATOL) -> np.ndarray:
     """Elementwise: is the coefficient (in grid units) an integer, to ``atol``?"""
     return np.abs(U - np.round(U)) <= atol
+
+
+def grid_decision(X: np.ndarray, coef: np.ndarray, intercept: float, gamma: float) -> np.ndarray:
+    """``X @ coef + intercept``; for a model whose coefficients are all on the grid, computed as
+    its score card decides, ``gamma * (total - threshold)`` with the total ``X @ points`` and
+    the threshold ``-intercept / gamma``: a refitted intercept may put the threshold exactly
+    on a total the rows reach (probability 1/2 there), where ``X @ coef + intercept`` comes
+    out a rounding error above or below 0 and the model would break the tie unlike its card."""
+    units = coef / gamma if gamma > 0 else np.full_like(coef, np.nan)
+    if not np.all(on_grid(units)):
+        return X @ coef + intercept
+    return gamma * (X @ np.round(units) - (-intercept / gamma))
 
 
 def integrity_rows(U: np.ndarray, atol: float = GRID_ATOL) -> tuple[np.ndarray, np.ndarray]:

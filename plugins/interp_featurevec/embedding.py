@@ -49,7 +49,9 @@ def top2(M) -> tuple[np.ndarray, np.ndarray]:
     if d == 1:
         val = float(M.toarray()[0, 0]) if sparse else float(np.asarray(M)[0, 0])
         return np.array([val, 0.0]), np.array([[1.0, 0.0]])
-    if d <= DENSE_LIMIT or not sparse or M.nnz == 0:
+    if sparse and M.nnz == 0:  # all eigenvalues 0: the first two unit vectors, as eigh gives them, without
+        return np.zeros(2), np.eye(d, 2)  # a dense d x d copy (20,000 features: 3 GB)
+    if d <= DENSE_LIMIT or not sparse:
         A = M.toarray() if sparse else np.asarray(M, dtype=float)
         vals, vecs = np.linalg.eigh(A.astype(np.float64))
         order = np.argsort(-np.abs(vals), kind="stable")[:2]

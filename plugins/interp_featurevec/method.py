@@ -25,6 +25,7 @@ import attrs
 import numpy as np
 
 from interp import Explanation, Figure, InputError
+from interp.plotting import check_figure_file
 from interp.resources import ResourceError
 from interp.studied import model_name
 
@@ -178,10 +179,11 @@ def _effects(trees: Trees, data):
 
 
 def _save(fig, plot: str) -> None:
-    target = Path(plot)
-    if not target.parent.exists():
-        raise InputError(f"--plot folder {str(target.parent)!r} does not exist")
-    fig.savefig(target, dpi=150, bbox_inches="tight")
+    check_figure_file(plot, "--plot")
+    try:
+        fig.savefig(Path(plot), dpi=150, bbox_inches="tight")
+    except OSError as err:
+        raise InputError(f"cannot write --plot {plot!r}: {err.strerror or err}") from None
 
 
 def _check_resources(data, ctx, paths: int, depth, model, bootstrap: int) -> None:
@@ -214,6 +216,8 @@ def run(data, ctx, *, paths, window, depth, embedding, embedding_params, plot, t
     if data.n_features < 2:
         raise InputError(f"Feature Vectors needs at least 2 features; {data.name!r} has {data.n_features}")
     _check_resources(data, ctx, paths, depth, model, bootstrap)
+    if plot:
+        check_figure_file(plot, "--plot")
     trees = choose_trees(data, ctx, model, depth)
     est = FeatureVectors(n_paths=paths, window=window, max_depth=trees.depth, embedding=embedding,
                          embedding_params=embedding_params, estimator=trees.model, random_state=ctx.seed,

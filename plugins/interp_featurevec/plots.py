@@ -155,7 +155,7 @@ def place_labels(ax, labels, lx, ly, *, points=None, avoid=()) -> int:
     from matplotlib.collections import LineCollection
     from matplotlib.transforms import Bbox
 
-    from interp.terminal import visible
+    from interp.plotting import shown_text
 
     fig = ax.figure
     ax.apply_aspect()
@@ -173,7 +173,7 @@ def place_labels(ax, labels, lx, ly, *, points=None, avoid=()) -> int:
     left_out = 0
     for name, x, y in zip(labels, lx, ly):
         px, py = to_px.transform((x, y))
-        text = ax.annotate(visible(name), (x, y), xytext=(x, y), textcoords="data", fontsize=LABEL_FONTSIZE,
+        text = ax.annotate(shown_text(name), (x, y), xytext=(x, y), textcoords="data", fontsize=LABEL_FONTSIZE,
                            va="center", zorder=3)  # .xy: the point it names
         bb = text.get_window_extent(renderer)
         boxes, sides = _candidates(px, py, bb.width, bb.height, right_first=px >= to_px.transform((0, 0))[0],

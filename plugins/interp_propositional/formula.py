@@ -56,7 +56,8 @@ class FormulaError(InputError):
 
     def __init__(self, problem: str, text: str, position: int) -> None:
         self.problem, self.text, self.position = problem, text, position
-        super().__init__(f"cannot parse formula at position {position}: {problem}\n{_excerpt(text, position)}")
+        self.excerpt = _excerpt(text, position)  # its lines shown as lines on the command line
+        super().__init__(f"cannot parse formula at position {position}: {problem}\n{self.excerpt}")
 
     def __reduce__(self):  # pickles (e.g. from a joblib or Dask worker) with its own arguments
         return type(self), (self.problem, self.text, self.position)
@@ -500,7 +501,21 @@ def to_string(node: str | Formula, names: Sequence[str] | None = None,
     if len(names) < n_leaves(tree):
         raise InputError(f"the formula has {n_leaves(tree)} leaves but {len(names)} names were given")
     shown = iter(names)
-    return _render(tree, lambda leaf: str(next(shown)), pieces)
+    return _render(tree, lambda leaf: rule_name(str(next(shown))), pieces)
+
+
+#: what in a column's name would read as the grammar: its symbols, quotes, spaces and line breaks
+_NOT_IN_A_NAME = re.compile(r'[~!&|^(),"\s]|->|<-')
+
+
+def rule_name(name: str) -> str:
+    """A column's name as a rule shows it: as written, or in double quotes (a quote or
+    backslash in it escaped) when it would read as part of the rule: a column ``a & b`` or
+    ``~c`` beside ``g`` would make ``g & ~a & b`` of ``g & ~"a & b"``; so is an operator word
+    (``and``) or an empty name."""
+    if name and name.lower() not in _WORD_OPS and not _NOT_IN_A_NAME.search(name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 # structure -----------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from interp.blas import single_threaded_blas
 
-from interp import InputError, KernelOperator
+from interp import InputError, KernelOperator, progress
 
 from .formula import operators_of, parse, to_string
 from .kernels import check_binary, check_count, propositional_kernel
@@ -73,7 +73,8 @@ def _block(formula: str, operators: Mapping[str, KernelOperator], rows: np.ndarr
 
 def kernel_blocks(formula: str, operators: Mapping[str, KernelOperator], X: np.ndarray, landmarks: np.ndarray,
                   normalize: bool, right: np.ndarray, n_jobs=None) -> np.ndarray:
-    """K(X, landmarks) @ right, computed in row blocks as joblib tasks (see the module notes).
+    """K(X, landmarks) @ right, computed in row blocks as joblib tasks (see the module notes),
+    reporting a step per block when there are several (``interp.progress``).
 
     ``right`` is the (m, k) matrix of the feature map or the (m, c) coefficients of a kernel
     expansion; the result has its dtype.  (Seven parameters: what one task needs, and n_jobs.)"""
@@ -81,7 +82,10 @@ def kernel_blocks(formula: str, operators: Mapping[str, KernelOperator], X: np.n
     starts = range(0, X.shape[0], step)
     out = np.empty((X.shape[0], right.shape[1]), dtype=right.dtype)
     tasks = (delayed(_block)(formula, operators, X[s:s + step], landmarks, normalize, right) for s in starts)
-    for s, block in zip(starts, Parallel(n_jobs=n_jobs, return_as="generator")(tasks)):
+    blocks = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    if len(starts) > 1:  # a long map (2.1 million rows: 250 blocks, minutes) shows its progress
+        blocks = progress.track(blocks, f"kernel of {X.shape[0]:,} rows", total=len(starts))
+    for block, s in zip(blocks, starts):  # blocks first: its last step is reported before zip stops
         out[s:s + step] = block
     return out
 

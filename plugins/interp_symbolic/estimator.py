@@ -54,7 +54,7 @@ from interp import InputError, RidgeFamily
 from interp.blas import single_threaded_blas
 from interp.display import ExplainedEstimator
 from interp.preprocessing import binary_labels
-from interp.resources import check_sizes
+from interp.resources import ResourceError, check_sizes
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
@@ -316,6 +316,34 @@ def check_fit_memory(n_rows: int, n_features: int, n_starts: int, what: str = ""
                 {"n_rows": "rows", "n_features": "features", "n_starts": "starting points per step"},
                 advice or {"n_rows": "subsample the rows", "n_features": "select features",
                            "n_starts": "lower n_restarts"})
+
+
+#: the most optimiser work a fit may plan, in row-iterations: terms x starting points per step x
+#: L-BFGS-B iterations per start x fitted rows (an iteration evaluates a term and its gradient on
+#: every row; the defaults on diabetes plan 4.5e6 and took 12 s of CPU).  Each option at its
+#: maximum with the others at their defaults plans at most 1.35e9, within the bound; options
+#: that are large together are refused before the work
+MAX_FIT_WORK = 2e9
+
+
+def fit_work(max_terms: int, n_starts: int, maxiter: int, n_rows: int) -> float:
+    """The row-iterations a fit of up to ``max_terms`` terms plans: at most ``maxiter`` L-BFGS-B
+    iterations from each of ``n_starts`` starting points per term, each on ``n_rows`` rows."""
+    return float(max_terms) * float(n_starts) * float(maxiter) * float(n_rows)
+
+
+def check_fit_work(max_terms: int, n_starts: int, maxiter: int, n_rows: int, flags: str) -> None:
+    """A one-line ``ResourceError`` before any work when :func:`fit_work` exceeds
+    :data:`MAX_FIT_WORK`, saying how many iterations would fit; ``flags`` names the options
+    that set the sizes (``--max-terms, --n-restarts, --maxiter or --max-fit-rows``)."""
+    work = fit_work(max_terms, n_starts, maxiter, n_rows)
+    if work <= MAX_FIT_WORK:
+        return
+    fitting = int(MAX_FIT_WORK // fit_work(max_terms, n_starts, 1, n_rows))
+    raise ResourceError(f"symbolic would run up to {max_terms:,} terms x {n_starts:,} starting points x {maxiter:,} "
+                        f"iterations on {n_rows:,} rows, {work:.2g} row-iterations, beyond the bound of "
+                        f"{MAX_FIT_WORK:.0e}: lower {flags}"
+                        + (f" (at these other sizes, at most {fitting:,} iterations)" if fitting else ""))
 
 
 def starts_per_step(families, n_restarts, monomials=True) -> int:

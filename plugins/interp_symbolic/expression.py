@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import signal
 import threading
 from contextlib import contextmanager
@@ -72,6 +73,19 @@ def feature_symbols(est):
     if names is None:
         names = [f"x{j + 1}" for j in range(d)]
     return [sp.Symbol(str(n), real=True) for n in names]
+
+
+def argument_symbol(k: int, xs) -> sp.Symbol:
+    """The symbol of the k-th term's printed argument: ``u<k>``, unless a feature of ``xs`` is
+    named like an argument (``u1``), then the first of ``v<k>``, ``w<k>``, ... (``uu<k>``, ...)
+    that no feature's name can be read as, so a formula never reads a feature as an argument."""
+    taken = {x.name for x in xs}
+    for length in range(1, len(taken) + 2):
+        for letter in "uvwtsr":
+            stem = letter * length
+            if not any(re.fullmatch(rf"{stem}_?\d+", name) for name in taken):
+                return sp.Symbol(f"{stem}{k}", positive=True)
+    raise AssertionError("unreachable: some stem is free")  # len(taken) + 1 lengths cannot all clash
 
 
 def _closed_form(a_s, b_s, zlo, zhi):

@@ -33,9 +33,13 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 import sympy as sp
+from sympy.printing.conventions import split_super_sub
 from sympy.printing.latex import LatexPrinter as _SympyLatex
+from sympy.printing.latex import translate
 from sympy.printing.mathml import MathMLPresentationPrinter
 from sympy.printing.str import StrPrinter
+
+from interp.terminal import visible
 
 from .meijer import meijerg
 from .meijer.series import Parameters, common_side
@@ -245,25 +249,36 @@ class TextPrinter(_GivenOrder, StrPrinter):
         return f"{orders}({f'{an}; {ao}'.strip()} | {f'{bm}; {bo}'.strip()} | {self._print(expr.argument)})"
 
 
-# a symbol sympy's LaTeX printer may write its own way (greek letters, x_1 as a subscript): letters
-# and digits, with at most one underscore between two such parts; any other name is set as text
+# a symbol sympy's LaTeX printer may write its own way (x_1 as a subscript): letters and digits, with
+# at most one underscore between two such parts; any other name is set as text
 PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)?")
+
+
+def sympy_keeps(name: str) -> bool:
+    """Whether sympy prints the parts of ``name`` as written: it sets trailing digits and ``_x``
+    as a subscript, but also reads ``beta`` as a Greek letter and ``pricebar``, ``xnorm`` or
+    ``xdot`` as an accent; a name it would turn into another symbol is printed as text."""
+    base, supers, subs = split_super_sub(name)
+    return all(translate(part) == part for part in (base, *supers, *subs))
 LATEX_TEXT_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
                       "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
 
 
 def latex_text(name: str) -> str:
-    """``name`` as LaTeX text, ``\\text{...}``, every character LaTeX treats specially escaped."""
-    return r"\text{" + "".join(LATEX_TEXT_ESCAPES.get(ch, ch) for ch in name) + "}"
+    """``name`` as LaTeX text, ``\\text{...}``, every character LaTeX treats specially escaped
+    (a control character, a line break among them, first made a visible escape: a blank line
+    would end the ``\\text`` group)."""
+    return r"\text{" + "".join(LATEX_TEXT_ESCAPES.get(ch, ch) for ch in visible(name, one_line=True)) + "}"
 
 
 class LatexPrinter(_GivenOrder, _SympyLatex):
     """sympy's LaTeX, with pFq written {}_pF_q(a; b; z), and a feature name that is not a plain
-    identifier (``PLAIN_NAME``) set as escaped text: a column named ``a%b`` or ``x & y`` would
-    otherwise end the formula's line or break its alignment."""
+    identifier (``PLAIN_NAME``) or that sympy would turn into another symbol (``sympy_keeps``)
+    set as escaped text: a column named ``a%b`` or ``x & y`` would otherwise end the formula's
+    line or break its alignment, and ``beta`` would read as a Greek letter."""
 
     def _print_Symbol(self, expr, style="plain"):
-        if PLAIN_NAME.fullmatch(expr.name):
+        if PLAIN_NAME.fullmatch(expr.name) and sympy_keeps(expr.name):
             return super()._print_Symbol(expr, style=style)
         return latex_text(expr.name)
 
@@ -283,11 +298,12 @@ _PLAIN_NAME = re.compile(r"\w+")
 
 class MathMLPrinter(_GivenOrder, MathMLPresentationPrinter):
     """sympy's presentation MathML, with pFq and G in their usual notation, and a variable
-    whose name is not made of letters, digits and underscores (a column name from the data)
-    shown as written, escaped: sympy writes a name's text unescaped."""
+    whose name is not made of letters, digits and underscores (a column name from the data), or
+    that sympy would turn into another symbol (``sympy_keeps``), shown as written, escaped:
+    sympy writes a name's text unescaped."""
 
     def _print_Symbol(self, sym, style="plain"):
-        if _PLAIN_NAME.fullmatch(sym.name):
+        if _PLAIN_NAME.fullmatch(sym.name) and sympy_keeps(sym.name):
             return super()._print_Symbol(sym, style)
         return self._element("mi", text=html.escape(sym.name, quote=False))
 

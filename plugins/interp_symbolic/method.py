@@ -23,7 +23,7 @@ from interp.resources import ResourceError
 
 from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox
 from .estimator import (SymbolicPursuitClassifier, SymbolicPursuitRegressor, _sigmoid, check_fit_memory,
-                        starts_per_step)
+                        check_fit_work, starts_per_step)
 from .render import explanation, model_formula
 
 MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
@@ -156,6 +156,8 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
                      what=f"symbolic on {len(split.fit):,} fitted rows x {len(inputs.names):,} features",
                      advice={"n_rows": "lower --max-fit-rows", "n_features": "drop columns",
                              "n_starts": "lower --n-restarts"})
+    check_fit_work(max_terms, n_starts, options.get("maxiter", SymbolicPursuitRegressor().maxiter), len(split.fit),
+                   "--max-terms, --n-restarts, --maxiter or --max-fit-rows")
     box = _blackbox(model, inputs, split, task, random_state)
     fit = _fit_surrogate(box, inputs, split, task, options)
     metrics = _fidelity(fit, split)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
-from interp.plotting import figure
+from interp.plotting import figure, shown_text
 from matplotlib.figure import Figure
 
 TOP_WEIGHTS = 10  # bars drawn per direction (the largest |weights|)
@@ -50,7 +50,7 @@ def plot_shapes(est, X) -> Figure:
     from interp import InputError
     from sklearn.utils.validation import check_is_fitted, validate_data
 
-    from .expression import feature_symbols, readable_terms
+    from .expression import argument_symbol, feature_symbols, readable_terms
 
     check_is_fitted(est, "terms_")
     try:
@@ -74,10 +74,10 @@ def plot_shapes(est, X) -> Figure:
         _bars(bx, dict(zip(names, shown.coefficients)), TOP_WEIGHTS, gid="direction")
         top = f", top {TOP_WEIGHTS} of {len(names)}" if len(names) > TOP_WEIGHTS else ""
         if shown.monomial:
-            bx.set_title(f"u{k}: exponents (constant {np.exp(shown.offset):.4g}{top})", fontsize=10)
+            bx.set_title(f"{argument_symbol(k, feature_symbols(est))}: exponents (constant {np.exp(shown.offset):.4g}{top})", fontsize=10)
             bx.set_xlabel("power of the feature")
         else:
-            bx.set_title(f"u{k}: coefficients (constant {shown.offset:.4g}{top})", fontsize=10)
+            bx.set_title(f"{argument_symbol(k, feature_symbols(est))}: coefficients (constant {shown.offset:.4g}{top})", fontsize=10)
             bx.set_xlabel("per unit of the feature")
     fig.tight_layout()
     return fig
@@ -87,7 +87,7 @@ def _draw_shape(ax, tm, shown, Xs, k: int, xs) -> None:
     """weight * g over the term's domain (without its prefactor, which the title shows), and the
     rug of the rows' arguments, both in the printed u_k (the term's internal argument times the
     folded scale); ``xs``: the feature symbols."""
-    from .expression import Fold
+    from .expression import Fold, argument_symbol
 
     lo, hi = tm.u_range
     fold = shown.fold or Fold()
@@ -101,7 +101,7 @@ def _draw_shape(ax, tm, shown, Xs, k: int, xs) -> None:
     ax.plot(printed(u_data), np.zeros_like(u_data), "|", color="black", alpha=0.35, ms=9,
             transform=ax.get_xaxis_transform(), gid="rug")
     title = textwrap.wrap(f"term {k}: {term_title(shown, k, xs)}", TITLE_WIDTH)
-    ax.set_xlabel(f"u{k}")
+    ax.set_xlabel(str(argument_symbol(k, xs)))
     ax.set_title("\n".join(title), fontsize=10 if len(title) == 1 else 8)
 
 
@@ -110,11 +110,11 @@ def term_title(shown, k: int, xs) -> str:
     ``xs``: the feature symbols)."""
     import sympy
 
-    from .expression import U
+    from .expression import U, argument_symbol
     from .hypergeometric import TextPrinter
     from .printable import printable, without_unit
 
-    term = sympy.Float(shown.weight) * shown.factor(xs) * shown.shape.xreplace({U: sympy.Symbol(f"u{k}", positive=True)})
+    term = sympy.Float(shown.weight) * shown.factor(xs) * shown.shape.xreplace({U: argument_symbol(k, xs)})
     return TextPrinter().doprint(without_unit(printable(term, TITLE_DIGITS).expression))
 
 
@@ -122,5 +122,8 @@ def _bars(ax, values: dict[str, float], top_k: int, gid: str | None = None) -> N
     """Horizontal bars of the ``top_k`` largest |values|, largest on top, signed colours."""
     names = sorted(values, key=lambda n: -abs(values[n]))[:top_k][::-1]
     shown = [values[n] for n in names]
-    ax.barh(names, shown, color=["#3b6ea8" if v >= 0 else "#c8553d" for v in shown], gid=gid)
+    # bars at positions, names as tick labels: names as categories would make matplotlib try to
+    # read each as a date (minutes for a 1 MB text cell) and merge two names cut alike
+    ax.barh(np.arange(len(names)), shown, color=["#3b6ea8" if v >= 0 else "#c8553d" for v in shown], gid=gid)
+    ax.set_yticks(np.arange(len(names)), labels=[shown_text(n) for n in names])
     ax.axvline(0, color="black", lw=0.8)

@@ -33,8 +33,8 @@ from interp import Explanation, Figure, Formula, Table, Text
 from interp.preprocessing import class_name
 from interp.results import format_value
 
-from .expression import U, feature_symbols, readable_terms
-from .hypergeometric import LatexPrinter, MathMLPrinter, TextPrinter
+from .expression import U, argument_symbol, feature_symbols, readable_terms
+from .hypergeometric import LatexPrinter, MathMLPrinter, TextPrinter, latex_text
 from .plots import plot_fidelity, plot_shapes
 from .printable import SHOWN_DIGITS, TINY, Printable, printable, without_unit
 
@@ -181,6 +181,7 @@ class ModelFormula:
     latex_right: str
     mathml_right: str
     note: str = ""
+    lhs_latex: str = "f(x)"
 
     @property
     def text(self) -> str:
@@ -188,7 +189,7 @@ class ModelFormula:
 
     @property
     def latex(self) -> str:
-        return f"{self.lhs} = {self.latex_right}"
+        return f"{self.lhs_latex} = {self.latex_right}"
 
     @property
     def mathml(self) -> str:
@@ -273,7 +274,7 @@ def _printed_sum(est) -> tuple[list, list, list]:
         if _inlined(t):
             pieces.append(sympy.Float(t.weight) * t.factor(xs) * t.argument(xs))
             continue
-        u = sympy.Symbol(f"u{len(us) + 1}", positive=True)
+        u = argument_symbol(len(us) + 1, xs)
         defined.append(t)
         us.append(u)
         pieces += [sympy.Float(t.weight) * t.factor(xs) * part for part in sympy.Add.make_args(t.shape.xreplace({U: u}))]
@@ -299,13 +300,21 @@ def model_formula(est, digits=SHOWN_DIGITS) -> ModelFormula:
         lines = [notation.define(notation.show(u), *(notation.show(p.expression) for p in d))
                  for u, d in zip(us, definitions)]
         printed.append(notation.lines([main, *lines]))
-    lhs = "f(x)"
+    lhs = lhs_latex = "f(x)"
     if est._logit_link:
         classes = getattr(est, "classes_", None)
-        lhs = f"P(y={class_name(classes[1])})" if classes is not None else "p(x)"
+        label = class_name(classes[1]) if classes is not None else None
+        lhs = f"P(y={label})" if label is not None else "p(x)"
+        lhs_latex = f"P(y={_latex_label(label)})" if label is not None else "p(x)"
     note = (f"({dropped} constant(s) below {TINY:g} in magnitude printed as 0: their terms are negligible)"
             if dropped else "")
-    return ModelFormula(lhs, *printed, note=note)
+    return ModelFormula(lhs, *printed, note=note, lhs_latex=lhs_latex)
+
+
+def _latex_label(label: str) -> str:
+    """A class label in LaTeX: a whole number as it is, anything else as escaped text (a label
+    is the user's data: ``\\immediate\\write...`` must print, never run)."""
+    return label if label.isascii() and label.isdigit() else latex_text(label)
 
 
 def formula_complexity(est) -> int:

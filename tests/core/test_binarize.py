@@ -4,6 +4,8 @@ levels, missing values); a class is named as written."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -84,3 +86,45 @@ def test_a_class_is_found_by_its_shown_name_or_its_text():
     assert binary_labels(y, "1.0").values.tolist() == [1.0, 0.0, 1.0]
     with pytest.raises(InputError, match="positive class '2' is not one of '0', '1'"):
         binary_labels(y, "2")
+
+
+def test_thresholds_between_huge_values_stay_finite_and_split_the_column():
+    """The midpoint of two values near the largest float is finite: ``(a + b) / 2`` overflowed
+    to a threshold ``a>inf`` whose column was all zeros (the column silently lost)."""
+    values = np.linspace(1.5e308, 1.79e308, 40)
+    binarizer = TabularBinarizer(n_thresholds=3).fit(pd.DataFrame({"a": values}))
+    kind, thresholds, _ = binarizer.encodings_[0]
+    assert kind == "threshold" and all(np.isfinite(thresholds))
+    B = binarizer.transform(pd.DataFrame({"a": values}))
+    assert np.all((B.min(axis=0) == 0) & (B.max(axis=0) == 1))
+    assert all(len(name) < 20 and "inf" not in name for name in binarizer.get_feature_names_out())
+
+
+@pytest.mark.parametrize("frame, message", [
+    (pd.DataFrame({"x": np.linspace(-1, 1, 40), "x >= 0": np.arange(40) % 2}),
+     "the columns 'x' and 'x >= 0' both give a feature named 'x >= 0'"),
+    (pd.DataFrame({"a": ["b = c", "d"] * 20, "a = b": ["c", "e"] * 20}),
+     "the columns 'a' and 'a = b' both give a feature named 'a = b = c'"),
+])
+def test_two_columns_giving_one_feature_name_are_refused(frame, message, tmp_path):
+    """A card would show two rows named alike (a threshold of ``x`` and the 0/1 column
+    ``x >= 0``; the level ``b = c`` of ``a`` and the level ``c`` of ``a = b``): one line, on the
+    command line too (exit 2)."""
+    from click.testing import CliRunner
+
+    from interp import InputError
+    from interp.cli import cli
+    from interp_facets import CardBinarizer
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        CardBinarizer().fit(frame)
+    frame.assign(y=np.arange(len(frame)) % 3 == 0).astype({"y": int}).to_csv(tmp_path / "d.csv", index=False)
+    result = CliRunner().invoke(cli, ["run", "--method", "facets", "--data", str(tmp_path / "d.csv"), "--target", "y",
+                                      "--quiet"])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and message in result.stderr
+
+
+def test_a_column_named_like_another_columns_level_is_refused_by_the_tabular_binarizer():
+    frame = pd.DataFrame({"c": ["red", "blue"] * 10, "c=red": [0, 1] * 10})
+    with pytest.raises(ValueError, match="the columns 'c' and 'c=red' both give a feature named 'c=red'"):
+        TabularBinarizer().fit(frame)

@@ -5,8 +5,10 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 from interp import InputError, load_dataset
+from interp.cli import cli
 from interp.data import bundled_datasets, check_finite, closest_bundled
 
 
@@ -139,3 +141,45 @@ def test_a_frame_or_arrays_with_a_name_given_twice_are_refused():
         load_dataset(frame, "y")
     with pytest.raises(InputError, match="two features are named 'a'"):
         load_dataset(np.eye(2), y=[0, 1], feature_names=["a", "a"])
+
+
+@pytest.mark.parametrize("value, message", [
+    (1e308, "larger than 1.34e+154 in magnitude, so its square overflows"),
+    (-2e200, "larger than 1.34e+154"),
+    (5e-324, "smaller than 2.23e-308 in magnitude (a subnormal float)"),
+])
+def test_numbers_the_methods_cannot_compute_with_are_refused_in_one_line(tmp_path, value, message):
+    rows = "".join(f"{value if i == 3 else i / 10!r},{i % 3},{i % 2}\n" for i in range(30))
+    (tmp_path / "d.csv").write_text("a,b,y\n" + rows)
+    with pytest.raises(InputError, match=r"column 'a' of the data holds .* \(row 3\): " + re.escape(message)):
+        load_dataset(str(tmp_path / "d.csv"), "y")
+    with pytest.raises(InputError, match="target 'y' holds"):
+        load_dataset(pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [0.0, value, 1.0]}), "y")
+    for method in ("symbolic", "facets"):
+        result = CliRunner().invoke(cli, ["run", "--method", method, "--data", str(tmp_path / "d.csv"),
+                                          "--target", "y", "--quiet"])
+        assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and message in result.stderr
+
+
+def test_large_and_tiny_numbers_within_the_limits_are_kept():
+    data = load_dataset(pd.DataFrame({"a": [1e150, -1e150, 1e-300, 0.0], "y": [0, 1, 0, 1]}), "y")
+    assert data.X[:, 0].tolist() == [1e150, -1e150, 1e-300, 0.0]
+
+
+def test_a_repeated_column_name_is_refused_before_the_body_is_parsed(tmp_path, monkeypatch):
+    """200,000 columns all named 'a': the header alone is read (pandas, which takes minutes on
+    such a body, is never called)."""
+    n = 200_000
+    path = tmp_path / "dup.csv"
+    path.write_text(",".join(["a"] * n) + "\n" + ",".join(["1"] * n) + "\n" + ",".join(["2"] * n) + "\n")
+    monkeypatch.setattr(pd, "read_csv", lambda *a, **k: pytest.fail("the body was parsed"))
+    with pytest.raises(InputError, match="two columns are named 'a' in the header"):
+        load_dataset(str(path), "a")
+
+
+def test_the_header_is_read_as_pandas_reads_it(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text('\ufeff"x, y", z,"multi\nline"\n1,2,3\n4,5,6\n', encoding="utf-8")
+    from interp.data import _header
+
+    assert _header(path) == ["x, y", "z", "multi\nline"] == list(pd.read_csv(path, skipinitialspace=True).columns)

@@ -94,3 +94,32 @@ def test_ids_and_links_are_made_from_names():
     assert audit(page) == []
     assert '<section id="x-onmouseover-alert-1">' in page and '<section id="x-onmouseover-alert-1-2">' in page
     assert 'href="#x-onmouseover-alert-1-2"' in page
+
+
+def test_names_that_would_read_as_other_names_are_shown_visibly_in_html():
+    """A bidi override (``\\u202e`` reverses what follows), a zero-width space and a Cyrillic
+    ``а`` inside a Latin word are escapes on the page and in a notebook display; a word in one
+    script and the page's own markup are kept."""
+    from interp.display import Display, display_html
+
+    names = ["evil\u202egnp.exe", "pa\u200byment", "p\u0430ypal", "\u0412\u043e\u0437\u0440\u0430\u0441\u0442"]
+    exp = Explanation(method="m", sections=[Table(["feature"], [[n] for n in names]), Text(names[2])])
+    for page in (render_html([exp], names[0]), display_html(Display(names[2], exp.sections))):
+        assert not any(c in page for c in ("\u202e", "\u200b", "p\u0430ypal")), page
+        assert audit(page) == []
+    page = render_html([exp], names[0])
+    for shown in ("evil\\u202egnp.exe", "pa\\u200byment", "p\\u0430ypal", "\u0412\u043e\u0437\u0440\u0430\u0441\u0442"):
+        assert f"<td>{shown}</td>" in page
+
+
+def test_showing_look_alikes_takes_time_linear_in_the_page():
+    """A 2 MB name beside a Cyrillic word: one pass (a pattern that backtracked over each word
+    took 10 s on 20,000 characters)."""
+    import time
+
+    from interp.markup import visible_html
+
+    page = "<td>" + "a" * 2_000_000 + "</td><td>p\u0430ypal</td>"
+    start = time.perf_counter()
+    assert visible_html(page).endswith("<td>p\\u0430ypal</td>")
+    assert time.perf_counter() - start < 5

@@ -105,3 +105,20 @@ def test_control_characters_in_names_are_drawn_as_visible_escapes():
         texts = [t.get_text() for t in ax.get_yticklabels() + bx.get_yticklabels()
                  + [ax.title, ax.get_legend().get_texts()[0]]]
         assert "bad\\x1b[31mname" in texts and not any("\x1b" in t for t in texts), texts
+
+
+def test_a_huge_name_is_cut_before_matplotlib_lays_it_out():
+    """A 5 MB text cell as a category, a title and a legend entry: each is drawn cut to
+    MAX_TEXT_CHARS characters, ending in an ellipsis (uncut, the layout takes gigabytes)."""
+    from interp.plotting import MAX_TEXT_CHARS
+
+    name = "x" * 5_000_000
+    fig = figure(figsize=(6, 3))
+    ax = fig.subplots()
+    ax.barh([name, "ok"], [1, 2], label=name)
+    ax.set_title(name)
+    ax.legend()
+    _png(fig)
+    texts = [t.get_text() for t in ax.get_yticklabels() + [ax.title, ax.get_legend().get_texts()[0]]]
+    cut = "x" * (MAX_TEXT_CHARS - 1) + "\u2026"
+    assert texts.count(cut) == 3 and "ok" in texts and max(map(len, texts)) == MAX_TEXT_CHARS

@@ -134,7 +134,7 @@ def test_a_method_failing_at_any_stage_is_a_section_and_the_others_still_run(tmp
     assert page.sections == ["noexp", "undrawable", "plotter", "picky"] and len(page.images) == 1
     assert "bug in plugin &#x27;reporting&#x27; (method &#x27;undrawable&#x27;): RuntimeError: cannot draw" in text
     assert "returned str, not an interp.Explanation" in text
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["plotter", "report.html"]  # no half-written run
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".interp-report", "plotter", "report.html"]  # no half-written run
     failed = [line for line in result.stderr.splitlines() if line.startswith("failed: ")]
     assert [line.split(":")[1].strip() for line in failed] == ["noexp", "undrawable", "picky"]
 

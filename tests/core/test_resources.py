@@ -20,10 +20,30 @@ def test_a_bad_size_is_one_line_naming_the_variable(text):
         parse_size(text)
 
 
+@pytest.mark.parametrize("text, message", [("0.5", "is less than one byte: give a unit"),
+                                           ("1e400", "is more than any machine has"),
+                                           ("1e30T", "is more than any machine has")])
+def test_a_size_below_a_byte_or_beyond_any_machine_is_one_line(monkeypatch, text, message):
+    monkeypatch.setenv(MEMORY_ENV, text)
+    with pytest.raises(InputError, match=message):
+        memory_budget()
+
+
+def test_the_memory_limit_reaches_the_command_line_as_one_line(monkeypatch):
+    from click.testing import CliRunner
+
+    from interp.cli import cli
+
+    monkeypatch.setenv(MEMORY_ENV, "1e400")
+    result = CliRunner().invoke(cli, ["run", "--method", "facets", "--dataset", "breast-cancer", "--quiet"])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "is more than any machine has" in result.stderr
+
+
 def test_the_budget_is_the_variable_or_half_the_available_memory(monkeypatch):
     monkeypatch.setenv(MEMORY_ENV, "3G")
     assert memory_budget() == 3 * 2**30
-    for off in ("0", "none", "off"):
+    for off in ("0", "none", "off", "0G", "0.0", "0 MiB"):
         monkeypatch.setenv(MEMORY_ENV, off)
         assert memory_budget() is None
         check_memory(1e30, "anything")  # no check at all

@@ -26,8 +26,8 @@ def _exp(**figures):
 def test_a_saved_run_replaces_the_previous_one_whole(tmp_path):
     save_run(_exp(old=figure()), tmp_path / "run")
     written = save_run(_exp(new=figure()), tmp_path / "run")
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted(p.name for p in written) == [
-        "estimator.joblib", "explanation.json", "new.png"]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted([".interp-run", *(p.name for p in written)])
+    assert sorted(p.name for p in written) == ["estimator.joblib", "explanation.json", "new.png"]
     assert [p.name for p in tmp_path.iterdir()] == ["run"]  # no staging folder left
 
 
@@ -44,7 +44,7 @@ def test_a_failure_while_saving_leaves_nothing_and_keeps_the_previous_run(tmp_pa
 @pytest.mark.parametrize("where, message", [
     ("file", "it is a file, not a folder"),
     ("file/run", "Not a directory"),
-    ("foreign", "the folder holds 'notes.txt', which is not part of a saved run"),
+    ("foreign", "the folder holds 'notes.txt', which interp did not write"),
     (".", "it holds the current folder"),
 ])
 def test_a_folder_that_cannot_take_a_run_is_refused(tmp_path, monkeypatch, where, message):
@@ -109,3 +109,61 @@ def test_the_report_refuses_an_unwritable_folder_before_running(counted, tmp_pat
     result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "counted", "--out",
                                       str(tmp_path / "file")])
     assert result.exit_code == 2 and "it is a file, not a folder" in result.stderr and CALLS == []
+
+
+def _user_folder(tmp_path, *names):
+    folder = tmp_path / "pics"
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_text(f"the user's {name}")
+    return folder
+
+
+@pytest.mark.parametrize("names, message", [
+    (["family.png"], "the folder holds 'family.png', which interp did not write"),
+    (["explanation.json", "a.png"], "no .interp-run marker, so interp did not write it or an older interp did "
+                                    "(give another folder, or delete this one yourself)"),
+])
+def test_run_out_never_replaces_a_folder_interp_did_not_mark(counted, tmp_path, names, message):
+    folder = _user_folder(tmp_path, *names)
+    result = CliRunner().invoke(cli, ["run", "--plugin", "counted", "--dataset", "diabetes", "--out", str(folder)])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and message in result.stderr
+    assert sorted(p.name for p in folder.iterdir()) == sorted(names) and CALLS == []
+    assert all((folder / name).read_text() == f"the user's {name}" for name in names)
+
+
+def test_a_marked_run_is_replaced_but_not_with_a_users_file_put_into_it(tmp_path):
+    run = tmp_path / "run"
+    save_run(_exp(fig=figure()), run)
+    save_run(_exp(fig=figure()), run)  # interp's own run: replaced
+    (run / "family.png").write_text("mine")
+    with pytest.raises(InputError, match="holds 'family.png', which interp did not write"):
+        save_run(_exp(), run)
+    assert (run / "family.png").read_text() == "mine"
+
+
+@pytest.mark.parametrize("marker", ["", "interp run folder, format 2\nfamily.png\n", "family.png\n"])
+def test_a_marker_interp_did_not_write_marks_nothing(tmp_path, marker):
+    folder = _user_folder(tmp_path, "family.png")
+    (folder / ".interp-run").write_text(marker)
+    with pytest.raises(InputError, match="interp did not write"):
+        check_run_folder(folder)
+
+
+def test_report_out_never_replaces_a_folder_interp_did_not_mark(counted, tmp_path):
+    report = tmp_path / "R"
+    (report / "counted").mkdir(parents=True)
+    (report / "counted" / "family.png").write_text("mine")
+    args = ["report", "--dataset", "diabetes", "--plugins", "counted", "--quiet", "--out", str(report)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and CALLS == []
+    assert "holds no .interp-report marker" in result.stderr
+    assert (report / "counted" / "family.png").read_text() == "mine"
+    fresh = tmp_path / "fresh"
+    for _ in range(2):  # a report interp wrote is written again in place
+        assert CliRunner().invoke(cli, [*args[:-1], str(fresh)]).exit_code == 0
+    assert sorted(p.name for p in fresh.iterdir()) == [".interp-report", "counted", "report.html"]
+    (fresh / "counted" / "family.png").write_text("mine")
+    result = CliRunner().invoke(cli, [*args[:-1], str(fresh)])
+    assert result.exit_code == 2 and "holds 'family.png', which interp did not write" in result.stderr
+    assert (fresh / "counted" / "family.png").read_text() == "mine"

@@ -277,3 +277,23 @@ def test_cv_snapping_only_adds_integral_points_and_strict_cv_keeps_the_strict_on
     assert np.all(snapped["fully_integral"].astype(bool) >= s_int)
     # strict-integral points were not moved, so they score the same
     np.testing.assert_allclose(snapped["mean_test_score"][s_int], strict["mean_test_score"][s_int])
+
+
+def test_a_baseline_whose_threshold_falls_on_a_total_agrees_with_its_card(tmp_path):
+    """Rows whose labels split evenly at one total put the refitted threshold exactly on it
+    (probability 1/2): the baseline breaks the tie as its card does (no self-check failure)."""
+    from click.testing import CliRunner
+
+    from interp.cli import cli
+
+    path = tmp_path / "p.csv"
+    path.write_text("a,b,y\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(30)))
+    result = CliRunner().invoke(cli, ["run", "--method", "facets", "--data", str(path), "--target", "y", "--quiet"])
+    assert result.exit_code == 0, result.stderr
+    X = np.array([[i, i % 3] for i in range(30)], dtype=float)
+    X = np.column_stack([X[:, 0] >= 5, X[:, 0] >= 15, X[:, 0] >= 20]).astype(float)
+    y = np.arange(30) % 2
+    base = rounded_baseline(X, y, 0.1347450948400515)
+    card = score_card(base, ["a >= 5", "a >= 15", "a >= 20"], X)  # raises if the card disagreed
+    assert card.threshold == 3.0 and card.integer_threshold == 4
+    np.testing.assert_array_equal(base.predict(X), card.predict(X))

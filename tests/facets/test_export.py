@@ -230,3 +230,47 @@ def test_a_model_without_a_card_displays_why_and_exports_nothing():
                  lambda: est.to_python(), lambda: est.risk_frame()):
         with pytest.raises(InputError, match="not fully integral"):
             call()
+
+
+def _hostile_levels_and_clashing_names(n=120, seed=1):
+    """Text levels padded with tabs, non-breaking spaces and other whitespace the model strips
+    (and quotes), beside user columns named like the query's outputs and its table alias."""
+    rng = np.random.default_rng(seed)
+    level = rng.choice(["red", "it's", 'say "x"', "a b"], n)
+    pads = np.array(["", " ", "\t", "\u00a0", "\u2003", "\n", "\u3000 \t"], dtype=object)
+    cell = [pads[i] + str(v) + pads[j] for v, i, j in zip(level, rng.integers(0, 7, n), rng.integers(0, 7, n))]
+    cell = np.array(cell, dtype=object)
+    cell[rng.random(n) < 0.1] = "\t\u00a0"  # only whitespace: missing
+    x = rng.normal(size=n)
+    y = ((level == "red") + (level == "it's") + x + rng.logistic(size=n) > 1).astype(int)
+    X = pd.DataFrame({"level": cell, "x": x, "score": rng.normal(size=n), "risk": rng.random(n),
+                      "t": rng.normal(size=n)})
+    model = make_pipeline(CardBinarizer(), FacetsClassifier(lam=0.01, gamma=0.5, max_rows=8)).fit(X, y)
+    tests = {c.test for c, p in zip(export.card_model(model).columns(), model[-1].points_) if p}
+    assert "level" in tests
+    return model, X
+
+
+def _duckdb(X: pd.DataFrame, query: str) -> pd.DataFrame:
+    duckdb = pytest.importorskip("duckdb")
+    with duckdb.connect() as con:
+        con.register("frame", X)
+        con.execute('CREATE TABLE "test rows" AS SELECT * FROM frame')
+        return con.execute(query).df()
+
+
+@pytest.mark.parametrize("engine", [_sqlite, _duckdb], ids=["sqlite", "duckdb"])
+def test_sql_strips_as_the_model_and_ignores_columns_named_like_its_outputs(engine):
+    """Every row's score and risk in a real engine equal the model's, with levels padded by
+    tabs and non-breaking spaces and user columns named score, risk and t."""
+    model, X = _hostile_levels_and_clashing_names()
+    out = engine(X, export.to_sql(model, "test rows"))
+    assert out.shape == (len(X), X.shape[1] + 2)
+    score, risk = out.iloc[:, -2].to_numpy(), out.iloc[:, -1].to_numpy(dtype=float)
+    assert np.array_equal(score, export.predict_score(model, X))
+    assert np.allclose(risk, model.predict_proba(X)[:, 1], rtol=0, atol=1e-12)
+    assert np.allclose(out.iloc[:, 2].to_numpy(dtype=float), X["score"])  # the user's column kept as is
+
+
+def test_the_exported_whitespace_is_every_character_python_strips():
+    assert set(export.WHITESPACE) == {ch for ch in map(chr, range(0x110000)) if ch.isspace()}

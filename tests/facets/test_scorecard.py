@@ -125,3 +125,18 @@ def test_every_bundled_data_set_gets_a_card_that_computes_its_model_or_no_card(d
     positive = model.predict(data.raw) == model[-1].classes_[1]
     np.testing.assert_array_equal(_card_predictions(card, design, exp.payload["feature_names"]), positive)
     assert card["rule"] in text
+
+
+def test_names_and_labels_in_the_markdown_card_are_text_not_markup():
+    """A feature ``<img src=x onerror=alert(1)>`` and a positive class ``**[click](http://x)**``
+    print as written in Markdown (escaped), never as an image, bold text or a link."""
+    from interp_facets.render import markdown_text
+
+    model, X, y = fitted()
+    names = ["<img src=x onerror=alert(1)>", "b|c", "c", "d", "e"][:X.shape[1]]
+    hostile = "**[click](http://x)**"
+    card = score_card(model, names, X, labels=("neg", hostile))
+    md = card.markdown()
+    assert "<img" not in md and "**[click]" not in md and r"\*\*\[click\](http://x)\*\*" in md
+    assert "&lt;img src=x onerror=alert(1)&gt;" in md and r"b\|c" in md
+    assert markdown_text("code (0-3)") == "code (0-3)"

@@ -168,3 +168,19 @@ def test_pickled_model_shows_the_same_without_its_plugin(bc):
     X, y = bc
     fv = FeatureVectors(n_paths=2000, random_state=0).fit(X, y)
     check_stands_alone(_describe, fv, disabled=["featurevec"])
+
+
+def test_an_empty_cooccurrence_is_embedded_without_a_dense_copy():
+    """No co-occurrence at all: the eigenpairs eigh gives the zero matrix, from the sparse
+    matrix itself (a dense 10^6 x 10^6 copy would be 7.3 TiB)."""
+    import scipy.sparse as sp
+
+    from interp_featurevec.embedding import top2
+
+    vals, vecs = top2(sp.csr_matrix((10**6, 10**6)))
+    assert vals.tolist() == [0.0, 0.0] and vecs.shape == (10**6, 2)
+    small_vals, small_vecs = top2(sp.csr_matrix((5, 5)))
+    dense_vals, dense_vecs = np.linalg.eigh(np.zeros((5, 5)))
+    np.testing.assert_array_equal(small_vals, dense_vals[:2])
+    np.testing.assert_array_equal(small_vecs, dense_vecs[:, :2])
+    assert CooccurrenceSVD().embed(sp.csr_matrix((10**6, 10**6))).vectors.shape == (10**6, 2)

@@ -97,3 +97,21 @@ def test_empty_cooccurrence_is_an_input_error():
     data = interp.load_dataset(df, "y")
     with pytest.raises(interp.InputError, match="no features co-occur"):
         run_method("featurevec", data, {"paths": 50}, RunContext(seed=0))
+
+
+@pytest.mark.parametrize("name, message", [
+    ("fv.txt", ".txt is not a picture format matplotlib writes (use one of"),
+    ("fv", "no extension is not a picture format"),
+    ("missing/fv.png", "--plot folder"),
+])
+def test_a_plot_file_matplotlib_cannot_write_is_refused_before_the_fit(tmp_path, monkeypatch, name, message):
+    from click.testing import CliRunner
+
+    from interp.cli import cli
+
+    fits = []
+    monkeypatch.setattr(FeatureVectors, "fit", lambda self, *a, **k: fits.append(1))
+    result = CliRunner().invoke(cli, ["run", "--method", "featurevec", "--dataset", "breast-cancer", "--quiet",
+                                      "--plot", str(tmp_path / name)])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and message in result.stderr
+    assert fits == [] and list(tmp_path.iterdir()) == []

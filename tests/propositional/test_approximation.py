@@ -160,3 +160,21 @@ def test_a_map_too_big_is_refused_in_one_line(run, monkeypatch):
         assert res.exit_code == 2 and words in res.output and res.output.count("\n") == 1, (args, res.output)
     res = run("run", "--plugin", "propositional", "--dataset", "house-votes-84", "--quiet", "--approximate", "often")
     assert res.exit_code == 2 and "'often' is not one of 'auto', 'never', 'always'" in res.output
+
+
+def test_a_map_of_many_blocks_reports_its_progress(monkeypatch):
+    """The kernel map of many rows (2.1 million: 250 blocks, minutes) reports one step per
+    block to ``interp.progress``; a map of one block reports nothing."""
+    import interp_propositional.nystroem as nystroem
+
+    X = random_binary(np.random.default_rng(0), 200, 6)
+    phi = PropositionalNystroem("a & b", n_components=20, random_state=0).fit(X)
+    whole = phi.transform(X)
+    steps = []
+    with interp.progress.on_progress(lambda desc, done, total: steps.append((desc, done, total))):
+        phi.transform(X)
+        assert steps == []
+        monkeypatch.setattr(nystroem, "BLOCK_ENTRIES", 50 * 20)  # 50 rows a block: 4 blocks
+        blocked = phi.transform(X)
+    assert [s[1:] for s in steps] == [(1, 4), (2, 4), (3, 4), (4, 4)] and steps[0][0] == "kernel of 200 rows"
+    np.testing.assert_array_equal(blocked, whole)

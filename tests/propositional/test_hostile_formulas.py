@@ -159,3 +159,18 @@ def test_cli_never_prints_a_traceback(formula, code, words):
     assert "Traceback" not in res.output and words in res.output
     if code == 2 and "parse" not in res.output:
         assert res.output.count("\n") == 1
+
+
+def test_the_command_line_shows_the_caret_under_the_formula_as_lines():
+    """One line naming the problem, then the formula and the caret under the error as lines
+    (they printed as one line joined by ``\\x0a``); a control character in the formula is
+    shown visibly, never raw."""
+    res = CliRunner().invoke(cli, ["run", "--method", "propositional", "--dataset", "house-votes-84", "--quiet",
+                                   "--formula", "a &\n& b"])
+    assert res.exit_code == 2 and "\\x0a" not in res.stderr
+    first, shown, caret = res.stderr.splitlines()
+    assert first == "Error: cannot parse formula at position 4: expected a variable, '(' or '~', found '&'"
+    assert shown == "    a & & b" and caret == "        ^"
+    res = CliRunner().invoke(cli, ["run", "--method", "propositional", "--dataset", "house-votes-84", "--quiet",
+                                   "--formula", "a & b\x1b[2J"])
+    assert res.exit_code == 2 and "\x1b" not in res.stderr and len(res.stderr.splitlines()) == 3

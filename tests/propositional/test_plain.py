@@ -150,3 +150,16 @@ def test_a_model_with_its_own_binarizer_reads_its_columns_logic():
         assert plain.text(names) == r.rule
         assert np.array_equal(values(plain.node, plain.variables, rows)[possible],
                               values(parse("a & ~b"), assign, rows)[possible])
+
+
+def test_a_name_that_reads_as_the_rule_is_quoted():
+    """0/1 columns named ``a & b`` and ``~c`` beside ``g``: the rule reads ``g & ~"a & b" &
+    "~c"``, not ``g & ~a & b & ~c`` (another rule); plain names stay as written."""
+    from interp_propositional.formula import rule_name, to_string
+
+    shown = to_string("x & ~y & z", ["g", "a & b", "~c"])
+    assert shown == 'g & ~"a & b" & "~c"'
+    assert to_string("x | y", ["vote=y", "age>30.5"]) == "vote=y | age>30.5"
+    for name, quoted in [("x >= 0", '"x >= 0"'), ("and", '"and"'), ("", '""'), ('say "hi"', r'"say \"hi\""'),
+                         ("a\\b", "a\\b"), ('a \\b', r'"a \\b"'), ("p->q", '"p->q"'), ("(x)", '"(x)"')]:
+        assert rule_name(name) == quoted

@@ -95,3 +95,29 @@ def test_the_strongest_interactions_are_those_of_a_sort_of_every_pair():
                         for j in range(i + 1, d)), reverse=True)[:TOP_INTERACTIONS]
         expected = [dict(a=a, b=b, value=v) for _, a, b, v in pairs]
         assert _strongest_interactions(SimpleNamespace(interactions_=M), names) == expected
+
+
+def test_options_large_together_are_refused_before_the_black_box_is_trained(run, monkeypatch):
+    """--n-restarts 100 --maxiter 10000 --max-terms 20, each within its maximum, plan 9.9e10
+    row-iterations on diabetes: refused at once, saying how many iterations fit."""
+    import interp_symbolic.method as method
+
+    def never(*args, **kwargs):
+        raise AssertionError("the black box was trained before the refusal")
+
+    monkeypatch.setattr(method, "make_blackbox", never)
+    result = run("run", "--method", "symbolic", "--dataset", "diabetes", "--quiet", "--n-restarts", 100,
+                 "--maxiter", 10000, "--max-terms", 20)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "20 terms x 1,500 starting points x 10,000 iterations on 331 rows, 9.9e+10 row-iterations" in result.output
+    assert "(at these other sizes, at most 201 iterations)" in result.output
+
+
+def test_each_option_at_its_maximum_alone_fits_the_work_bound():
+    from interp_symbolic.estimator import MAX_FIT_WORK, fit_work, starts_per_step
+
+    defaults = dict(max_terms=3, n_starts=starts_per_step(None, 3), maxiter=100, n_rows=1000)
+    maxima = dict(max_terms=20, n_starts=starts_per_step(None, 100), maxiter=10_000, n_rows=100_000)
+    for name, largest in maxima.items():
+        assert fit_work(**{**defaults, name: largest}) <= MAX_FIT_WORK, name
+    assert fit_work(**maxima) > MAX_FIT_WORK

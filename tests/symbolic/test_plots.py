@@ -220,3 +220,21 @@ def test_a_pickled_model_plots_the_same_without_the_plugin():
     X = _frame(150, 3, seed=7)
     est = SymbolicPursuitRegressor(max_terms=1, **FAST).fit(X, np.log1p(X.f0 + 2 * X.f1 + 3))
     check_stands_alone(_describe_shapes, est, X, disabled=["symbolic"])
+
+
+def test_a_huge_feature_name_is_a_cut_tick_label_not_a_category():
+    """A 1 MB name (a text cell one-hot encoded) is drawn cut, at once: as a category matplotlib
+    would first try to read it as a date, for minutes."""
+    import time
+
+    from interp.plotting import MAX_TEXT_CHARS, figure
+    from interp_symbolic.plots import _bars
+
+    fig = figure()
+    ax = fig.subplots()
+    start = time.perf_counter()
+    _bars(ax, {"x" * 1_000_000: 1.0, "b": -0.5}, top_k=10)
+    fig.canvas.draw()
+    assert time.perf_counter() - start < 20
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["b", "x" * (MAX_TEXT_CHARS - 1) + "\u2026"]

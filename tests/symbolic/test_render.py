@@ -343,3 +343,44 @@ def test_a_fitted_formula_escapes_its_feature_names_in_latex():
     assert r"\text{rate\%}" in latex and r"\text{a\&b}" in latex
     stripped = latex.replace(r"\%", "").replace(r"\&", "").replace(r"\#", "")
     assert "%" not in stripped and "#" not in stripped and "a&b" not in stripped
+
+
+HOSTILE_LABEL = r"\newwrite\x\immediate\openout\x=pwned.tex\immediate\write\x{pwned}\immediate\closeout\x"
+
+
+def test_a_class_label_reaches_latex_and_mathml_escaped():
+    """A positive class named with TeX commands is text in every LaTeX and MathML output: no
+    backslash or brace of the label survives unescaped (pdflatex would run it)."""
+    from interp_symbolic.hypergeometric import LATEX_TEXT_ESCAPES
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(80, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=80) > 0, HOSTILE_LABEL, "A")
+    est = SymbolicPursuitClassifier(max_terms=1, n_restarts=1, maxiter=20, families=["meijer_2123"],
+                                    random_state=0).fit(X, y)
+    assert est.classes_[1] == HOSTILE_LABEL
+    escaped = r"P(y=\text{" + "".join(LATEX_TEXT_ESCAPES.get(c, c) for c in HOSTILE_LABEL) + "})"
+    outputs = [est.latex(), est.latex_table(), model_formula(est).latex, *est.equations_["latex"].dropna()]
+    for latex in outputs:
+        assert escaped in latex and r"\newwrite" not in latex.replace(r"\textbackslash{}newwrite", "")
+    assert "&lt;" not in model_formula(est).mathml and HOSTILE_LABEL not in model_formula(est).latex
+    assert model_formula(est).text.startswith(f"P(y={HOSTILE_LABEL}) = ")
+
+
+@pytest.mark.parametrize("name", ["beta", "xnorm", "pricebar", "alpha_1", "xdot"])
+def test_a_feature_name_prints_as_written_not_as_sympy_reads_it(name):
+    from interp_symbolic.hypergeometric import LatexPrinter, MathMLPrinter
+
+    assert LatexPrinter().doprint(sympy.Symbol(name, real=True)) == r"\text{" + name.replace("_", r"\_") + "}"
+    assert MathMLPrinter().doprint(sympy.Symbol(name, real=True)) == f"<mi>{name}</mi>"
+    assert LatexPrinter().doprint(sympy.Symbol("q1", real=True)) == "q_{1}"  # a subscript reads as written
+
+
+def test_a_feature_named_like_a_term_argument_renames_the_argument():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(0.5, 1.5, size=(60, 2)), columns=["u1", "v1"])
+    y = np.exp(-(X["u1"] + 2 * X["v1"]))
+    est = SymbolicPursuitRegressor(max_terms=1, n_restarts=1, maxiter=20, families=["meijer_2123"],
+                                   monomials=False, random_state=0).fit(X, y)
+    text = model_formula(est).text
+    assert "\nw1 = " in text and "for w1 in [" in text and "\nu1 = " not in text, text
