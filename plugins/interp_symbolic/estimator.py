@@ -1049,6 +1049,13 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         xs0 = self._scale(self.baseline_row_[None, :])
         return float(self.intercept_ + sum(tm.weight * tm.values(xs0)[0] for tm in self.terms_))
 
+    def for_rows(self, X) -> list:
+        """Why each row of ``X`` gets its value: the terms' changes from the baseline row and
+        each feature's share (``interp.local.RowExplanation``; ``rows.formula_rows``)."""
+        from .rows import formula_rows
+
+        return formula_rows(self, X)
+
     def contributions(self, X):
         """Each feature's contribution to the formula's output on each row of ``X``: an
         (n_rows, n_features) array (a DataFrame with the feature names and ``X``'s index when
