@@ -407,20 +407,23 @@ def _run(method: str, data: str | None, target: str | None, dataset: str | None,
 
     \f
     Thirteen parameters because click calls the command with every option of ``interp run`` as
-    a keyword (the method's own options arrive in ``options``)."""
-    if model_file is not None:
-        _run_on_model(method, _load_model(model_file, trust_model_file), _load_data(data, target, dataset),
-                      RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs),
-                      fmt, options, _row_list(rows))
+    a keyword (the method's own options arrive in ``options``).  A model file that holds no
+    model that predicts (a list of trees a reader reads) goes as it is to a method that explains
+    models itself; any other goes through ``interp.explain`` (``_run_on_model``)."""
+    model = _load_model(model_file, trust_model_file) if model_file is not None else None
+    run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs)
+    given = model_file is not None
+    read_as_is = given and not hasattr(model, "predict") and _loaded_registry().methods[method].explains_model
+    if given and not read_as_is:
+        _run_on_model(method, model, _load_data(data, target, dataset), run_ctx, fmt, options, _row_list(rows))
         return
     if rows is not None:
-        fail("--rows explains single rows of a model: give it with --model-file")
+        fail("--rows explains single rows of a model that predicts: give one with --model-file")
     loaded = _load_data(data, target, dataset, missing=getattr(_loaded_registry().methods.get(method), "missing", False))
     try:
         if out:
             check_run_folder(out)
-        run_ctx = RunContext(seed=seed, quiet=quiet, out_dir=Path(out) if out else None, n_jobs=n_jobs)
-        explanation = run_method(method, loaded, options, run_ctx)
+        explanation = run_method(method, loaded, options, attrs.evolve(run_ctx, model=model))
         written = save_result(explanation, out) if out else []
     except PluginBug as err:
         _bug(err)
