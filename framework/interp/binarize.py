@@ -20,6 +20,8 @@ of one column are never true together; ``col>5`` implies ``col>3``): a
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin

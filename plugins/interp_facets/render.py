@@ -3,6 +3,8 @@ method's result (the card, notes on its integrity, the rounded baseline, the fig
 
 from __future__ import annotations
 
+import attrs
+
 from interp import Figure, Table, Text
 
 from .space import DataDirections
