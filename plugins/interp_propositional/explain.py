@@ -36,7 +36,7 @@ from .formula import Formula, evaluate, n_leaves, parse, to_string
 from .kernels import check_binary, propositional_kernel_diagonal
 from .plain import plain_rule
 
-__all__ = ["Rule", "TopRules", "feature_weights", "top_rules", "explain_expansion", "explain_svc",
+__all__ = ["Rule", "TopRules", "feature_weights", "top_features", "top_rules", "explain_expansion", "explain_svc",
            "rule_search_work", "most_leaves", "RULE_WORK_LIMIT"]
 
 _CHUNK = 2**22  # booleans evaluated at once
@@ -173,6 +173,31 @@ def _searched(node: Formula, Xb, coef, restarts: int, random_state) -> list[tupl
     return sorted(found.items(), key=lambda kv: -abs(kv[1]))
 
 
+def top_features(formula, X, coef, top: int = 5, reference=None, max_enumerate: int = 1_000_000,
+                 restarts: int = 20, random_state=0, operators: Mapping[str, KernelOperator] | None = None,
+                 distinct: bool = True) -> tuple[list[tuple[tuple, float]], bool]:
+    """The ``top`` logical features with the largest |w_F| as (leaf assignment, weight) pairs,
+    features equal on every ``reference`` row (default X) counted once unless ``distinct`` is
+    False, and whether the list is exact (every feature enumerated; else a local search found
+    them).  See `top_rules`."""
+    node = parse(formula, operators)
+    Xb = check_binary(X).astype(bool)
+    coef = np.asarray(coef, dtype=float)
+    ref = Xb if reference is None else check_binary(reference).astype(bool)
+    exact = Xb.shape[1] ** n_leaves(node) <= max_enumerate
+    cands = (_enumerated(node, Xb, coef, top, max_enumerate) if exact
+             else _searched(node, Xb, coef, restarts, random_state))
+    found, seen = [], set()
+    for assign, w in cands:
+        if len(found) >= top or w == 0:
+            break
+        key = np.packbits(evaluate(node, [ref[:, a] for a in assign])).tobytes() if distinct else assign
+        if key not in seen:
+            seen.add(key)
+            found.append((assign, w))
+    return found, exact
+
+
 def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None,
               max_enumerate: int = 1_000_000, restarts: int = 20, random_state=0,
               classes=("negative", "positive"), operators: Mapping[str, KernelOperator] | None = None,
@@ -188,28 +213,27 @@ def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None
     (Each is a knob ``explain_svc`` passes through, hence more than eight parameters.)
     """
     node = parse(formula, operators)
-    Xb = check_binary(X).astype(bool)
-    coef = np.asarray(coef, dtype=float)
-    n = Xb.shape[1]
+    n = check_binary(X).shape[1]
     names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(n)]
     if len(names) != n:
         raise InputError(f"{len(names)} feature names for {n} variables")
-    ref = Xb if reference is None else check_binary(reference).astype(bool)
-    exact = n ** n_leaves(node) <= max_enumerate
-    cands = (_enumerated(node, Xb, coef, top, max_enumerate) if exact
-             else _searched(node, Xb, coef, restarts, random_state))
-    rules, seen = [], set()
-    for assign, w in cands:
-        if len(rules) >= top or w == 0:
-            break
-        key = np.packbits(evaluate(node, [ref[:, a] for a in assign])).tobytes()
-        if key in seen:
-            continue
-        seen.add(key)
+    found, exact = top_features(node, X, coef, top, reference, max_enumerate, restarts, random_state)
+    rules = []
+    for assign, w in found:
         variables = [names[a] for a in assign]
         rules.append(Rule(plain_rule(node, assign, logic).text(names), w, variables,
                           str(classes[1] if w > 0 else classes[0]), feature=to_string(node, variables)))
     return TopRules(rules, exact)
+
+
+def feature_coefficients(node: Formula, rows: np.ndarray, coef, normalize: bool) -> np.ndarray:
+    """The coefficients of the expansion's rows in w_F = sum_i c_i phi_F(row_i): ``coef``, each
+    divided by sqrt(k(row, row)) for the normalised kernel (0 for a row with k = 0)."""
+    coef = np.asarray(coef, dtype=float)
+    if not normalize:
+        return coef
+    diag = propositional_kernel_diagonal(node, rows) if len(rows) else np.zeros(0)
+    return np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
 
 
 def explain_expansion(rows, coef, formula, normalize: bool, classes, feature_names=None, top: int = 5,
@@ -225,10 +249,7 @@ def explain_expansion(rows, coef, formula, normalize: bool, classes, feature_nam
     """
     node = parse(formula, options.pop("operators", None))
     rows = check_binary(rows)
-    coef = np.asarray(coef, dtype=float)
-    if normalize:
-        diag = propositional_kernel_diagonal(node, rows) if len(rows) else np.zeros(0)
-        coef = np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    coef = feature_coefficients(node, rows, coef, normalize)
     return top_rules(node, rows, coef, feature_names, top, reference=rows if reference is None else reference,
                      classes=tuple(str(c) for c in classes), **options)
 
