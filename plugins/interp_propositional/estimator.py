@@ -229,7 +229,8 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
 
     def _fit_rule_model(self, X: np.ndarray, y: np.ndarray) -> RuleList:
         """The decision list over the ``rule_candidates`` logical features the model weights
-        most (binary models) and the binary variables, fitted on the training rows."""
+        most (binary models) and the binary variables and their negations, fitted on the
+        training rows."""
         conditions: list[PlainRule] = []
         if len(self.classes_) == 2 and int(self.rule_candidates) > 0:
             node = parse(self.formula_, self.operators_)
@@ -237,7 +238,7 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
             found, _ = top_features(node, rows, feature_coefficients(node, rows, coef, self.normalize),
                                     top=int(self.rule_candidates), reference=X, random_state=self.random_state)
             conditions = [PlainRule(node, tuple(assign)) for assign, _ in found]
-        return RuleList(conditions + literals(X.shape[1]), feature_names=self._binary_names(),
+        return RuleList(conditions + literals(X.shape[1], negated=True), feature_names=self._binary_names(),
                         logic=self.column_logic_, max_rules=int(self.max_rules),
                         random_state=seeded(self.random_state)).fit(X, y)
 

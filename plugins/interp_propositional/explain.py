@@ -15,7 +15,8 @@ negative weight for the other class.  ``top_rules``:
   the weight, for both signs.  This finds good rules but does not guarantee the best ones.
 
 Features that take identical values on the reference rows (e.g. ``x & y`` and ``y & x``) are
-shown once (the first found).  Each is shown in its plain form (`.plain`): a minimised formula
+shown once (the first found), and so are near duplicates (`top_rules`: differing on at most
+2% of them, e.g. ``fee=y & ~budget=?`` and ``fee=y & ~crime=?``).  Each is shown in its plain form (`.plain`): a minimised formula
 that agrees with it on every row the binarizer can produce (``~a <-> ~b <-> ~a`` reads ``~b``).
 """
 
@@ -46,6 +47,8 @@ _MAX_SWEEPS = 50  # passes over the leaves of one local-search restart
 #: overhead worth about RULE_ROW_OVERHEAD rows); RULE_WORK_LIMIT bounds it for the method (about
 #: a minute on two cores)
 RULE_ROW_OVERHEAD, RULE_WORK_LIMIT = 1_000, 5_000_000
+#: the shown rules leave out a rule that differs from a heavier one on at most this share of rows
+NEAR_DUPLICATE = 0.02
 
 
 def rule_search_work(n_leaves: int, n_rows: int) -> float:
@@ -175,11 +178,12 @@ def _searched(node: Formula, Xb, coef, restarts: int, random_state) -> list[tupl
 
 def top_features(formula, X, coef, top: int = 5, reference=None, max_enumerate: int = 1_000_000,
                  restarts: int = 20, random_state=0, operators: Mapping[str, KernelOperator] | None = None,
-                 distinct: bool = True) -> tuple[list[tuple[tuple, float]], bool]:
+                 distinct: bool = True, near: float = 0.0) -> tuple[list[tuple[tuple, float]], bool]:
     """The ``top`` logical features with the largest |w_F| as (leaf assignment, weight) pairs,
-    features equal on every ``reference`` row (default X) counted once unless ``distinct`` is
-    False, and whether the list is exact (every feature enumerated; else a local search found
-    them).  See `top_rules`."""
+    and whether the list is exact (every feature enumerated; else a local search found them).
+    With ``distinct``, a feature that differs from one listed before on at most ``near`` of the
+    ``reference`` rows (default X; 0: equal on all of them) is left out: the larger weight of
+    near duplicates speaks for both.  See `top_rules`."""
     node = parse(formula, operators)
     Xb = check_binary(X).astype(bool)
     coef = np.asarray(coef, dtype=float)
@@ -187,21 +191,23 @@ def top_features(formula, X, coef, top: int = 5, reference=None, max_enumerate: 
     exact = Xb.shape[1] ** n_leaves(node) <= max_enumerate
     cands = (_enumerated(node, Xb, coef, top, max_enumerate) if exact
              else _searched(node, Xb, coef, restarts, random_state))
-    found, seen = [], set()
+    found, kept = [], np.zeros((0, ref.shape[0]), dtype=bool)
     for assign, w in cands:
         if len(found) >= top or w == 0:
             break
-        key = np.packbits(evaluate(node, [ref[:, a] for a in assign])).tobytes() if distinct else assign
-        if key not in seen:
-            seen.add(key)
-            found.append((assign, w))
+        if distinct:
+            values = np.broadcast_to(evaluate(node, [ref[:, a] for a in assign]), (ref.shape[0],))
+            if len(kept) and (kept != values).mean(axis=1).min() <= near:
+                continue
+            kept = np.vstack([kept, values])
+        found.append((assign, w))
     return found, exact
 
 
 def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None,
               max_enumerate: int = 1_000_000, restarts: int = 20, random_state=0,
               classes=("negative", "positive"), operators: Mapping[str, KernelOperator] | None = None,
-              logic: ColumnLogic | None = None) -> TopRules:
+              logic: ColumnLogic | None = None, near: float = NEAR_DUPLICATE) -> TopRules:
     """The ``top`` features with the largest |w_F| as rules; returns ``TopRules(rules, exact)``.
 
     ``X``: the rows the weights sum over (support vectors), ``coef`` their coefficients;
@@ -209,7 +215,9 @@ def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None
     ``max_enumerate``, ``restarts``, ``random_state``: the search (exact up to
     ``max_enumerate`` features, else a local search); ``operators`` resolves the operators of
     a formula given as text; ``logic`` says which rows the binarizer can produce
-    (``TabularBinarizer.column_logic()``; None: any), so that each rule reads in its plain form.
+    (``TabularBinarizer.column_logic()``; None: any), so that each rule reads in its plain form;
+    a rule that differs from one listed before on at most ``near`` of the reference rows is
+    left out (near duplicates, e.g. the same rule with ``& ~vote=?`` for different votes).
     (Each is a knob ``explain_svc`` passes through, hence more than eight parameters.)
     """
     node = parse(formula, operators)
@@ -217,7 +225,7 @@ def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None
     names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(n)]
     if len(names) != n:
         raise InputError(f"{len(names)} feature names for {n} variables")
-    found, exact = top_features(node, X, coef, top, reference, max_enumerate, restarts, random_state)
+    found, exact = top_features(node, X, coef, top, reference, max_enumerate, restarts, random_state, near=near)
     rules = []
     for assign, w in found:
         variables = [names[a] for a in assign]

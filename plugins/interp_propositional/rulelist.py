@@ -3,16 +3,19 @@
 ``RuleList`` reads a row top to bottom: the first rule whose condition holds gives the class,
 and a row no rule covers gets the default class.  Each condition is a conjunction of at most
 ``max_terms`` candidate conditions (for `PropositionalSVC`: the logical features its SVM weights
-most, and the binary variables themselves), in its plain form.
+most, and the binary variables and their negations), in its plain form.
 
-Learning is greedy, rule after rule, on the rows no earlier rule covers: a rule starts from the
-candidate that makes the list most accurate if it ended there (rows the rule covers get its
-class, the rest the majority class among them), and adds a candidate while that makes it more
-accurate; the list stops at ``max_rules`` or when a rule would gain fewer than ``min_gain``
-rows.  How many of those rules to keep is then chosen by ``cv``-fold cross-validation: the
-shortest list whose held-out accuracy is within ``tolerance`` of the best (each shorter list
-with the default class of the rows it leaves uncovered).  Vectorised: one matrix product of
-the candidates' truth values with the one-hot labels scores every candidate at once.
+Learning is RIPPER's sequential covering of an ordered list, on candidate truth values: for
+each class but the last of an order (rarest first, the most frequent the default; with two
+classes both orders are tried), rules for that class are learned one after the other on the rows
+earlier rules leave.  A rule grows by the candidate of largest FOIL gain until it is pure or has
+``max_terms`` candidates, and is cut back to the beginning of largest p - 2n (p, n: rows of its
+class and of the others it covers); it is kept while p - n is at least ``min_gain`` of the rows,
+up to ``max_rules`` rules.  How many of them to keep is chosen by ``cv``-fold cross-validation
+repeated 3 times: the shortest list whose held-out accuracy is within ``tolerance`` of the best
+(each shorter list with the default class of the rows it leaves uncovered); of the orders, the
+one whose list is as accurate (within ``tolerance``) with the fewest rules.  Vectorised: one
+matrix product of the candidates' truth values with the labels scores every candidate at once.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Sequence
 import attrs
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -35,11 +38,13 @@ from .plain import PlainRule, conjunction, plain_rule
 
 __all__ = ["RuleList", "ListedRule", "RuleStats", "literals"]
 
+_REPEATS = 3  # repetitions of the cross-validation that chooses the list's length (small data is noisy)
 
-def literals(n_variables: int) -> list[PlainRule]:
-    """Every binary variable as a condition on its own."""
-    leaf = parse("a")
-    return [PlainRule(leaf, (i,)) for i in range(n_variables)]
+
+def literals(n_variables: int, negated: bool = False) -> list[PlainRule]:
+    """Every binary variable as a condition on its own (``negated``: and its negation)."""
+    forms = (parse("a"), parse("~a")) if negated else (parse("a"),)
+    return [PlainRule(form, (i,)) for form in forms for i in range(n_variables)]
 
 
 def truth(rule: PlainRule, Xb: np.ndarray) -> np.ndarray:
@@ -218,12 +223,12 @@ class RuleList(ClassifierMixin, BaseEstimator):
         smallest = np.bincount(codes).min()
         if int(self.cv) < 2 or smallest < int(self.cv):
             return max_rules, float("nan")
-        folds = StratifiedKFold(int(self.cv), shuffle=True, random_state=self.random_state)
+        folds = RepeatedStratifiedKFold(n_splits=int(self.cv), n_repeats=_REPEATS, random_state=self.random_state)
         acc = np.zeros(max_rules + 1)
         for train, test in folds.split(B, codes):
             rules, defaults = _learn(B[train], codes[train], *learn)
             acc += _prefix_accuracy(B[test], codes[test], rules, defaults, max_rules)
-        acc /= int(self.cv)
+        acc /= int(self.cv) * _REPEATS
         keep = int(np.flatnonzero(acc >= acc.max() - float(self.tolerance))[0])
         return keep, float(acc[keep])
 
