@@ -72,7 +72,7 @@ def _figs(X, y, names):
 def _brs(X, y, names):
     from imodels import BayesianRuleSetClassifier
 
-    model = BayesianRuleSetClassifier(n_rules=500, n_iter=2000, num_chains=2, random_state=0).fit(
+    model = BayesianRuleSetClassifier(n_rules=100, maxlen=3, num_iterations=200, num_chains=1, random_state=0).fit(
         X, y, feature_names=names)
     rules = model.rules_
     return (lambda Z: np.asarray(model.predict(Z), dtype=int), len(rules),
