@@ -135,3 +135,26 @@ def test_contributions_add_up_to_the_decision_function(normalize):
     for row in range(len(X)):
         fired = np.flatnonzero(few.fired[row])
         assert (fired[0] if fired.size else len(few.rules)) == few.decided_by[row]
+
+
+def test_xor_and_xnor_are_chosen_only_when_they_earn_it():
+    from interp_propositional.shortlist import _choice
+
+    formulas = ["a", "a & b", "a ^ b", "a <-> b"]
+    # (accuracy, mean rules, C): and/or/not within 0.005 of the best -> the fewest rules wins
+    near = _choice(formulas, [(0.900, 3.0, 1.0), (0.903, 2.0, 1.0), (0.905, 1.0, 1.0), (0.890, 1.0, 1.0)])
+    assert formulas[near[0]] == "a & b"
+    earned = _choice(formulas, [(0.900, 3.0, 1.0), (0.903, 2.0, 1.0), (0.920, 4.0, 1.0), (0.890, 1.0, 1.0)])
+    assert formulas[earned[0]] == "a ^ b" and sorted(earned) == [0, 1, 2, 3]
+
+
+def test_C_chosen_by_cross_validation_avoids_the_one_class_model():
+    rng = np.random.default_rng(0)
+    X = (rng.random((600, 30)) < 0.5).astype(float)
+    y = ((X[:, 0] > 0) & (X[:, 1] > 0) | (X[:, 2] > 0) & (X[:, 3] > 0)).astype(int)
+    train, test = slice(0, 400), slice(400, None)
+    majority = max(y[test].mean(), 1 - y[test].mean())
+    small = PropositionalSVC(formula="a & b & c & d", C=0.1).fit(X[train], y[train])
+    assert len(set(small.predict(X[test]))) == 1  # the silent failure: one class whatever the row
+    chosen = PropositionalSVC(formula="a & b & c & d", random_state=0).fit(X[train], y[train])
+    assert chosen.C_ > 0.1 and np.mean(chosen.predict(X[test]) == y[test]) > majority + 0.3
