@@ -181,7 +181,8 @@ def top_features(formula, X, coef, top: int = 5, reference=None, max_enumerate: 
                  distinct: bool = True, near: float = 0.0) -> tuple[list[tuple[tuple, float]], bool]:
     """The ``top`` logical features with the largest |w_F| as (leaf assignment, weight) pairs,
     and whether the list is exact (every feature enumerated; else a local search found them).
-    With ``distinct``, a feature that differs from one listed before on at most ``near`` of the
+    With ``distinct``, a feature true on every ``reference`` row or on none is left out (it
+    says nothing of a row: ``x | ~x``), and so is a feature that differs from one listed before on at most ``near`` of the
     ``reference`` rows (default X; 0: equal on all of them) is left out: the larger weight of
     near duplicates speaks for both.  See `top_rules`."""
     node = parse(formula, operators)
@@ -197,8 +198,8 @@ def top_features(formula, X, coef, top: int = 5, reference=None, max_enumerate: 
             break
         if distinct:
             values = np.broadcast_to(evaluate(node, [ref[:, a] for a in assign]), (ref.shape[0],))
-            if len(kept) and (kept != values).mean(axis=1).min() <= near:
-                continue
+            if values.all() or not values.any() or (len(kept) and (kept != values).mean(axis=1).min() <= near):
+                continue  # always true or false on these rows (x | ~x), or a near duplicate
             kept = np.vstack([kept, values])
         found.append((assign, w))
     return found, exact

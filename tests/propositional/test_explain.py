@@ -87,3 +87,17 @@ def test_near_duplicate_rules_are_shown_once():
     once = [r.rule for r in top_rules("a", X, coef, top=4, near=0.02).rules]
     assert {"x2", "x3"} <= set(both)
     assert len({"x2", "x3"} & set(once)) == 1 and len(once) == len(both) - 1
+
+
+def test_rules_always_true_or_false_on_the_rows_are_left_out():
+    from interp_propositional import evaluate, top_rules
+
+    rng = np.random.default_rng(1)
+    X = (rng.random((80, 4)) < 0.5).astype(float)
+    coef = rng.normal(size=80)
+    found = top_rules("a | ~b", X, coef, top=12, near=0.0)
+    assert len(found.rules) == 12
+    for rule in found.rules:
+        columns = [int(v[1:]) for v in rule.variables]
+        values = evaluate("a | ~b", [X[:, c].astype(bool) for c in columns])
+        assert values.any() and not values.all(), rule.feature  # x | ~x is true on every row
