@@ -154,8 +154,7 @@ class RuleList(ClassifierMixin, BaseEstimator):
 
     Fitted: ``classes_``, ``rules_`` (``ListedRule``s, in order), ``default_`` (an index into
     ``classes_``), ``cv_score_`` (the held-out accuracy that chose it; NaN when not
-    cross-validated) and
-    ``feature_names_`` (for the text).  ``logic`` (a ``ColumnLogic``) makes the rules' plain
+    cross-validated) and ``feature_names_`` (for the text).  ``logic`` (a ``ColumnLogic``) makes the rules' plain
     forms use what the columns say of each other.  ``predict`` takes binary rows."""
 
     def __init__(self, conditions: Sequence[PlainRule] = (), feature_names=None, logic: ColumnLogic | None = None,
@@ -199,7 +198,10 @@ class RuleList(ClassifierMixin, BaseEstimator):
         return self
 
     def _pool(self, Xb: np.ndarray) -> list[PlainRule]:
-        """The candidates that are neither constant nor a copy of an earlier one on these rows."""
+        """The candidates that are neither constant nor a copy of an earlier one on these rows
+        (all constant: the first, and the list will be its default class alone)."""
+        if Xb.shape[1] == 0:
+            raise InputError("a rule list needs at least one binary column")
         pool = list(self.conditions) or literals(Xb.shape[1])
         seen, out = set(), []
         for c in pool:
@@ -209,11 +211,7 @@ class RuleList(ClassifierMixin, BaseEstimator):
                 continue
             seen.add(key)
             out.append(c)
-        if not out:
-            out = [PlainRule(parse("a"), (0,))] if Xb.shape[1] else []
-        if not out:
-            raise InputError("a rule list needs at least one binary column")
-        return out
+        return out or pool[:1]
 
     def _cv_length(self, B: np.ndarray, codes: np.ndarray, learn: tuple) -> tuple[int, float]:
         """The number of rules to keep: the fewest whose held-out accuracy is within

@@ -158,3 +158,12 @@ def test_C_chosen_by_cross_validation_avoids_the_one_class_model():
     assert len(set(small.predict(X[test]))) == 1  # the silent failure: one class whatever the row
     chosen = PropositionalSVC(formula="a & b & c & d", random_state=0).fit(X[train], y[train])
     assert chosen.C_ > 0.1 and np.mean(chosen.predict(X[test]) == y[test]) > majority + 0.3
+
+
+def test_a_rule_list_of_constant_columns_is_its_default_alone():
+    X = np.ones((20, 3))
+    y = np.array([0] * 12 + [1] * 8)
+    model = RuleList(random_state=0).fit(X, y)
+    assert model.n_rules_ == 0 and str(model) == "always 0" and set(model.predict(X)) == {0}
+    with pytest.raises(interp.InputError, match="at least one binary column"):
+        RuleList().fit(np.zeros((5, 0)), np.arange(5) % 2)
