@@ -9,17 +9,20 @@ Learning is RIPPER's sequential covering of an ordered list, on candidate truth 
 each class but the last of an order (rarest first, the most frequent the default; with two
 classes both orders are tried), rules for that class are learned one after the other on the rows
 earlier rules leave.  A rule grows by the candidate of largest FOIL gain until it is pure or has
-``max_terms`` candidates, and is cut back to the beginning of largest p - 2n (p, n: rows of its
-class and of the others it covers); it is kept while p - n is at least ``min_gain`` of the rows,
+``max_terms`` candidates, and is cut back to the beginning of largest p - w n (p, n: rows of its
+class and of the others it covers; w = 2 and w = 5, each tried); it is kept while p - n is at least ``min_gain`` of the rows,
 up to ``max_rules`` rules.  How many of them to keep is chosen by ``cv``-fold cross-validation
 repeated 3 times: the shortest list whose held-out accuracy is within ``tolerance`` of the best
 (each shorter list with the default class of the rows it leaves uncovered); of the orders, the
-one whose list is as accurate (within ``tolerance``) with the fewest rules.  Vectorised: one
-matrix product of the candidates' truth values with the labels scores every candidate at once.
+one whose list is as accurate (within ``tolerance``) with the fewest rules; and the same again
+without the negated variables among the candidates (a negation covers more rows and can win the
+greedy growth where the variable itself makes the exact rule): of every list so learned, the
+fewest rules within ``tolerance`` of the best held-out accuracy.  Vectorised: one matrix product of the candidates' truth values with the labels scores every candidate at once.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Sequence
 
 import attrs
@@ -32,12 +35,15 @@ from sklearn.utils.validation import check_is_fitted
 from interp import InputError
 from interp.preprocessing import ColumnLogic, class_name
 
-from .formula import evaluate, parse, to_string
+from .formula import Leaf, Op, evaluate, parse, to_string
 from .kernels import check_binary
 from .plain import PlainRule, conjunction, plain_rule
 
 __all__ = ["RuleList", "ListedRule", "RuleStats", "literals"]
 
+#: how much a covered row of another class counts against a rule when it is cut back: 2 keeps
+#: rules general (noisy data), 5 keeps them pure (exact concepts); both are tried
+PENALTIES = (2.0, 5.0)
 _REPEATS = 3  # repetitions of the cross-validation that chooses the list's length (small data is noisy)
 
 
@@ -74,15 +80,15 @@ class RuleStats:
     agreement: float
 
 
-def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int) -> tuple[list[int], float]:
+def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int, penalty: float) -> tuple[list[int], float]:
     """The candidates (columns of ``B``) of the next rule for class ``k`` and its gain, on rows
     ``B`` with one-hot labels ``Y``.
 
     The conjunction grows by the candidate of largest FOIL gain
     p1 (log p1 / (p1 + n1) - log p0 / (p0 + n0)) (p: rows of class k covered, n: the others;
     0 before, 1 after adding it) until it is pure, nothing gains or it has ``max_terms``
-    candidates; of it and its beginnings, the one of largest (p - n) / (p + n) wins (RIPPER's
-    pruning measure; the shorter on a tie), and its gain is p - n."""
+    candidates; of it and its beginnings, the one of largest p - ``penalty`` n wins (the
+    shorter on a tie), and its gain is p - n."""
     covered, chosen = np.ones(B.shape[0], dtype=bool), []
     p0, n0 = float(Y[:, k].sum()), float(Y.shape[0] - Y[:, k].sum())
     best: tuple[float, float, list[int]] = (-np.inf, 0.0, [])
@@ -101,13 +107,13 @@ def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int) -> tuple[li
             break
         chosen.append(pick)
         covered, p0, n0 = inside[:, pick], p1[pick], n1[pick]
-        if p0 - 2 * n0 > best[0] + 1e-9:
-            best = (p0 - 2 * n0, p0 - n0, list(chosen))
+        if p0 - penalty * n0 > best[0] + 1e-9:
+            best = (p0 - penalty * n0, p0 - n0, list(chosen))
     return best[2], best[1]
 
 
 def _learn(B: np.ndarray, codes: np.ndarray, order: Sequence[int], max_rules: int, max_terms: int,
-           min_gain: float) -> tuple[list[tuple[list[int], int]], list[int]]:
+           min_gain: float, penalty: float) -> tuple[list[tuple[list[int], int]], list[int]]:
     """The greedy list on candidate matrix ``B``: rules for each class of ``order`` but the last
     in turn (sequential covering, on the rows earlier rules leave), as long as a rule gains at
     least ``min_gain`` rows.  Returns its rules (candidates, class) and the default class after
@@ -118,13 +124,23 @@ def _learn(B: np.ndarray, codes: np.ndarray, order: Sequence[int], max_rules: in
     rules, defaults = [], [int(np.argmax(Y.sum(axis=0)))]
     for k in order[:-1]:
         while len(rules) < max_rules and left.any():
-            chosen, gain = _grow_rule(B[left], Y[left], k, max_terms)
+            chosen, gain = _grow_rule(B[left], Y[left], k, max_terms, penalty)
             if not chosen or gain < min_gain:
                 break
             rules.append((chosen, k))
             left &= ~B[:, chosen].all(axis=1)
             defaults.append(int(np.argmax(Y[left].sum(axis=0))) if left.any() else defaults[-1])
     return rules, defaults
+
+
+def _without_negations(pool: Sequence[PlainRule]) -> list[list[int]]:
+    """The candidate sets to learn from: every candidate, and (when there are any) every
+    candidate but the negated variables: a negation (``~mm=o``, mm being x or blank) covers
+    more rows and wins the greedy growth where the variable itself makes the exact rule."""
+    every = list(range(len(pool)))
+    plain = [i for i, c in enumerate(pool) if not (isinstance(c.node, Op) and c.node.op == "not"
+                                                    and isinstance(c.node.args[0], Leaf))]
+    return [every, plain] if 0 < len(plain) < len(pool) else [every]
 
 
 def _orders(counts: np.ndarray) -> list[list[int]]:
@@ -183,11 +199,13 @@ class RuleList(ClassifierMixin, BaseEstimator):
         B = np.column_stack([truth(c, Xb) for c in pool])
         gain = max(1.0, float(self.min_gain) * len(y))
         fitted = []
-        for order in _orders(np.bincount(codes, minlength=len(self.classes_))):
-            learn = (order, int(self.max_rules), int(self.max_terms), gain)
-            keep, held_out = self._cv_length(B, codes, learn)
-            rules, defaults = _learn(B, codes, *learn)
-            fitted.append((held_out, rules[:keep], defaults[min(keep, len(rules))]))
+        orders = _orders(np.bincount(codes, minlength=len(self.classes_)))
+        for columns, penalty, order in itertools.product(_without_negations(pool), PENALTIES, orders):
+            learn = (order, int(self.max_rules), int(self.max_terms), gain, penalty)
+            keep, held_out = self._cv_length(B[:, columns], codes, learn)
+            rules, defaults = _learn(B[:, columns], codes, *learn)
+            fitted.append((held_out, [([columns[c] for c in chosen], label) for chosen, label in rules[:keep]],
+                           defaults[min(keep, len(rules))]))
         top = max(f[0] for f in fitted)  # NaN (not cross-validated) never wins: the first order
         good = [f for f in fitted if f[0] >= top - float(self.tolerance)] or fitted[:1]
         self.cv_score_, rules, self.default_ = min(good, key=lambda f: len(f[1]))
