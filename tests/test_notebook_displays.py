@@ -134,7 +134,8 @@ def test_propositional_shows_the_formula_and_its_rules():
     est = PropositionalSVC(formula="a & ~b").fit(pd.DataFrame(features.X, columns=names), data.y)
     page, plain = _shown(est)
     _assert_clean(page, plain)
-    assert "a &amp; ~b" in page and "top rules" in page and "supports" in page
+    assert "a &amp; ~b" in page and "top weighted features" in page and "supports" in page
+    assert "rule model" in page and "else " in page
     rules = est.rules_frame(top=3)
     found = est.explain(top=3)
     assert rules["rule"].tolist() == [r.rule for r in found.rules]

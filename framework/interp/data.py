@@ -114,8 +114,8 @@ class Dataset:
 
     def column_logic(self) -> ColumnLogic:
         """What the columns of ``X`` say of each other: the levels of a one-hot encoded column
-        exclude each other (one per row, missing being a level of its own)."""
-        return ColumnLogic(exclusive=tuple(g for g in self.one_hot if len(g) > 1))
+        exclude each other, and one of them holds in every row (missing being a level of its own)."""
+        return ColumnLogic(exclusive=tuple(g for g in self.one_hot if len(g) > 1), complete=self.one_hot)
 
     def frame(self) -> pd.DataFrame:
         """X as a DataFrame with the feature names as columns."""

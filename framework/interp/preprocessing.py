@@ -103,11 +103,14 @@ class ColumnLogic:
     ``exclusive``: groups of column indices of which at most one is true in a row (the levels
     of a one-hot column with its "missing" column; a threshold column with the "missing" column
     of its input); ``implies``: pairs (a, b) where column a true means column b true
-    (``col>5`` implies ``col>3``), listed for every such pair, not only neighbours.
+    (``col>5`` implies ``col>3``), listed for every such pair, not only neighbours;
+    ``complete``: groups of which exactly one is true in a row (the levels of a one-hot column
+    as the data encode it, missing being a level: ``Dataset.one_hot``).
     ``ColumnLogic()`` knows nothing: every assignment is possible."""
 
     exclusive: tuple[tuple[int, ...], ...] = ()
     implies: tuple[tuple[int, int], ...] = ()
+    complete: tuple[tuple[int, ...], ...] = ()
 
     def possible(self, columns: Sequence[int], table: np.ndarray) -> np.ndarray:
         """Which rows of ``table`` (Boolean, one column per entry of ``columns``, the output
@@ -122,6 +125,9 @@ class ColumnLogic:
         for a, b in self.implies:
             if a in at and b in at:
                 ok &= ~table[:, at[a]] | table[:, at[b]]
+        for group in self.complete:
+            if all(c in at for c in group):
+                ok &= table[:, [at[c] for c in group]].sum(axis=1) == 1
         return ok
 
 

@@ -10,7 +10,11 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".operators": ["BUILTIN_OPERATORS", "GENERATOR_OPERATORS", "generator_operators"],
     "interp.binarize": ["TabularBinarizer"],  # re-exported: the binarizer lives in the core
     ".estimator": ["Approximation", "PropositionalSVC"],
-    ".explain": ["Rule", "TopRules", "explain_expansion", "explain_svc", "feature_weights", "top_rules"],
+    ".explain": ["Rule", "TopRules", "explain_expansion", "explain_svc", "feature_weights", "top_features",
+                 "top_rules"],
+    ".rulelist": ["ListedRule", "RuleList", "RuleStats"],
+    ".shortlist": ["RuleSelection"],
+    ".contributions": ["RuleContributions"],
     ".nystroem": ["PropositionalNystroem", "draw_landmarks"],
     ".generator": ["random_formula"],
     ".selection": ["KernelSelection", "hull_distance", "radius", "radius_margin_ratio", "select_kernel"],

@@ -23,11 +23,14 @@ from interp.display import ExplainedEstimator
 from interp.binarize import binarize_unless_binary
 from interp.resources import check_sizes
 
-from .explain import TopRules, explain_expansion, explain_svc
+from .explain import TopRules, explain_expansion, explain_svc, feature_coefficients, top_features
 from .formula import operators_of, parse, to_string
 from .kernels import check_binary, check_count, propositional_kernel
 from .nystroem import BLOCK_ENTRIES, PropositionalNystroem
+from .plain import PlainRule
+from .rulelist import RuleList, literals
 from .selection import select_kernel
+from .shortlist import SELECTIONS, choose_C, seeded, select_by_rules
 
 __all__ = ["PropositionalSVC", "Approximation", "APPROXIMATE_MODES", "fit_memory", "check_fit_memory"]
 
@@ -150,11 +153,12 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
         cost grows faster than the rows); ``selection_.n_rows`` says how many.
     """
 
-    def __init__(self, formula=None, C: float = 1.0, normalize: bool = True, n_candidates: int = 30,
+    def __init__(self, formula=None, C: float | None = None, normalize: bool = True, n_candidates: int = 30,
                  p: float = 0.4, eta: float = 0.7, max_leaves: int | None = 8,
                  binarize: str = "error", class_weight=None, random_state=None, n_jobs=None,
                  third_party_operators: bool = False, approximate: str = "auto",
-                 max_exact_rows: int = 10_000, n_landmarks: int = 1000, selection_rows: int = 1000) -> None:
+                 max_exact_rows: int = 10_000, n_landmarks: int = 1000, selection_rows: int = 1000,
+                 selection: str = "rules", max_rules: int = 10, rule_candidates: int = 40) -> None:
         self.formula = formula
         self.C = C
         self.normalize = normalize
@@ -171,8 +175,23 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
         self.max_exact_rows = max_exact_rows
         self.n_landmarks = n_landmarks
         self.selection_rows = selection_rows
+        self.selection = selection
+        self.max_rules = max_rules
+        self.rule_candidates = rule_candidates
 
-    def fit(self, X, y):
+    def __setstate__(self, state):
+        """A model pickled before the rule model: its new parameters get the values that
+        describe it (radius-margin selection, the C it was fitted with); it has no rule model."""
+        for name, value in (("selection", "radius-margin"), ("max_rules", 10), ("rule_candidates", 40)):
+            state.setdefault(name, value)
+        if "classes_" in state:
+            state.setdefault("C_", state.get("C") or 1.0)
+        super().__setstate__(state)
+
+    def fit(self, X, y, column_logic=None):
+        """Fit the SVM and its rule model on ``X``, ``y``.  ``column_logic`` (a
+        ``ColumnLogic``) is what the binary columns say of each other, for the rules' plain
+        forms (default: the model's own binarizer's, or nothing known)."""
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         if self.binarize not in _BINARIZE_MODES:
@@ -186,14 +205,56 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
         self.binarizer_ = features.binarizer
         X = check_binary(features.X)
         self.n_variables_ = X.shape[1]
+        self.column_logic_ = column_logic if column_logic is not None else features.logic
+        self._explained = {}
         rng = check_random_state(self.random_state)
-        rows = self._selection_rows(y, rng) if self.formula is None else slice(None)
+        chooses_C = self.C is None and not approximate
+        rows = self._selection_rows(y, rng) if (self.formula is None or chooses_C) else slice(None)
         self._resolve_formula(X[rows], y[rows])
         if approximate:
+            self.C_ = 1.0 if self.C is None else float(self.C)
             self._fit_nystroem(X, y, rng)
         else:
+            self.C_ = self._chosen_C(X[rows], y[rows])
             self._fit_svc(X, y)
+        self.rule_model_ = self._fit_rule_model(X, y)
         return self
+
+    def _chosen_C(self, X: np.ndarray, y: np.ndarray) -> float:
+        """``C``, or (None) the one of ``shortlist.C_GRID`` of best 3-fold accuracy on these rows."""
+        if self.C is not None:
+            return float(self.C)
+        K = propositional_kernel(self.formula_, X, normalize=self.normalize, operators=self.operators_)
+        return choose_C(K, y, self.class_weight, seeded(self.random_state))
+
+    def _fit_rule_model(self, X: np.ndarray, y: np.ndarray) -> RuleList:
+        """The decision list over the ``rule_candidates`` logical features the model weights
+        most (binary models) and the binary variables and their negations, fitted on the
+        training rows."""
+        conditions: list[PlainRule] = []
+        if len(self.classes_) == 2 and int(self.rule_candidates) > 0:
+            node = parse(self.formula_, self.operators_)
+            rows, coef = self._expansion()
+            found, _ = top_features(node, rows, feature_coefficients(node, rows, coef, self.normalize),
+                                    top=int(self.rule_candidates), reference=X, random_state=self.random_state)
+            conditions = [PlainRule(node, tuple(assign)) for assign, _ in found]
+        return RuleList(conditions + literals(X.shape[1], negated=True), feature_names=self._binary_names(),
+                        logic=self.column_logic_, max_rules=int(self.max_rules),
+                        random_state=seeded(self.random_state)).fit(X, y)
+
+    def _expansion(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows and coefficients of the binary model's kernel expansion: the support vectors
+        and dual coefficients, or the landmarks and alpha."""
+        if self.approximation_ is None:
+            return self.X_fit_[self.svc_.support_], self.svc_.dual_coef_[0]
+        return self.feature_map_.landmarks_, self.landmark_coef_[:, 0]
+
+    def _binary_names(self) -> list[str]:
+        """The names of the binary columns the kernel reads."""
+        if self.binarizer_ is not None:
+            return [str(n) for n in self.binarizer_.get_feature_names_out()]
+        names = getattr(self, "feature_names_in_", None)
+        return [str(n) for n in names] if names is not None else [f"x{i}" for i in range(self.n_variables_)]
 
     def _selection_rows(self, y: np.ndarray, rng) -> np.ndarray | slice:
         """The rows of the formula selection: all, or ``selection_rows`` drawn at random,
@@ -206,7 +267,13 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
     def _resolve_formula(self, X: np.ndarray, y: np.ndarray) -> None:
         """``formula_`` and ``operators_``: the given formula, or the one selected on (X, y)."""
         self.selection_ = None
-        if self.formula is None:
+        if self.selection not in SELECTIONS:
+            raise InputError(f"selection must be one of {', '.join(SELECTIONS)}, got {self.selection!r}")
+        if self.formula is None and self.selection == "rules":
+            self.selection_ = select_by_rules(X, y, self)
+            self.formula_ = self.selection_.best
+            self.operators_ = operators_of(self.formula_, self.selection_.operators)
+        elif self.formula is None:
             self.selection_ = select_kernel(
                 X, y, n_candidates=self.n_candidates, p=self.p, eta=self.eta,
                 normalize=self.normalize, random_state=self.random_state, n_jobs=self.n_jobs,
@@ -222,7 +289,7 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
     def _fit_svc(self, X: np.ndarray, y: np.ndarray) -> None:
         K = propositional_kernel(self.formula_, X, normalize=self.normalize, operators=self.operators_)
         # break_ties: multi-class predictions agree with the argmax of decision_function
-        self.svc_ = SVC(C=self.C, kernel="precomputed", class_weight=self.class_weight,
+        self.svc_ = SVC(C=self.C_, kernel="precomputed", class_weight=self.class_weight,
                         break_ties=len(np.unique(y)) > 2, random_state=self.random_state).fit(K, y)
         self.classes_ = self.svc_.classes_
         self.X_fit_ = X
@@ -234,7 +301,7 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
             self.formula_, normalize=self.normalize, n_components=int(self.n_landmarks),
             random_state=rng, n_jobs=self.n_jobs).fit(X)
         phi = self.feature_map_.transform(X)
-        self.linear_ = SGDClassifier(loss="hinge", alpha=1.0 / (self.C * len(y)), class_weight=self.class_weight,
+        self.linear_ = SGDClassifier(loss="hinge", alpha=1.0 / (self.C_ * len(y)), class_weight=self.class_weight,
                                      max_iter=int(np.clip(_SGD_UPDATES // len(y), 5, 1000)), tol=_SGD_TOL,
                                      random_state=rng.randint(2**31 - 1))
         with warnings.catch_warnings():  # the epoch cap is a budget, not an error
@@ -282,17 +349,23 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
 
         Exact SVM: the weights sum over its support vectors; approximation: over the landmarks,
         with the expansion's coefficients (the same decision function, see the class notes).
-        Each rule reads in its plain form on the rows the model's own binarizer produces; for
-        columns binarised before the model, pass ``logic=binarizer.column_logic()``.
+        Each rule reads in its plain form on the rows the model's own binarizer produces (or
+        the ``column_logic`` given to ``fit``); for columns binarised before the model, pass
+        ``logic=binarizer.column_logic()``.  Computed once per fitted model and arguments.
         Returns ``TopRules(rules, exact)``; see `interp_propositional.top_rules`."""
         check_is_fitted(self, "classes_")
-        if self.binarizer_ is not None:
-            if options.get("logic") is None:
-                options["logic"] = self.binarizer_.column_logic()
-            if feature_names is None:
-                feature_names = list(self.binarizer_.get_feature_names_out())
-        if feature_names is None:
-            feature_names = getattr(self, "feature_names_in_", None)
+        key = (top, None if feature_names is None else tuple(feature_names), tuple(sorted(options.items())))
+        cache = self.__dict__.setdefault("_explained", {})
+        if key not in cache:
+            cache[key] = self._explain(top, feature_names, **options)
+        return cache[key]
+
+    def _explain(self, top: int, feature_names, **options) -> TopRules:
+        """`explain`, computed."""
+        if options.get("logic") is None:  # a model pickled before the rule model has no column_logic_
+            options["logic"] = getattr(self, "column_logic_", None) or (
+                self.binarizer_.column_logic() if self.binarizer_ is not None else None)
+        feature_names = self._binary_names() if feature_names is None else feature_names
         formula = parse(self.formula_, self.operators_)
         if self.approximation_ is None:
             return explain_svc(self.svc_, self.X_fit_, formula=formula, normalize=self.normalize,
@@ -301,6 +374,22 @@ class PropositionalSVC(ExplainedEstimator, ClassifierMixin, BaseEstimator):
             raise InputError("rules are extracted for binary classifiers only")
         return explain_expansion(self.feature_map_.landmarks_, self.landmark_coef_[:, 0], formula, self.normalize,
                                  self.classes_, feature_names=feature_names, top=top, **options)
+
+    def rule_contributions(self, X, top: int = 10):
+        """Per row: the rule model's rules that fire (and the one that decides), and the SVM's
+        decision value split into its ``top`` weighted features' parts, the rest ("other") and
+        the intercept, which add up to ``decision_function`` (binary models; see
+        `interp_propositional.contributions`)."""
+        from .contributions import rule_contributions
+
+        check_is_fitted(self, "rule_model_")
+        return rule_contributions(self, X, top)
+
+    def predict_rules(self, X) -> np.ndarray:
+        """The rule model's (``rule_model_``) classes for the rows ``X``, read as ``predict``
+        reads them."""
+        check_is_fitted(self, "rule_model_")
+        return self.rule_model_.predict(self._binary(X))
 
     def rules_frame(self, top: int = 5, feature_names=None, logic=None):
         """The ``top`` rules as a DataFrame: rule, weight, supports, feature

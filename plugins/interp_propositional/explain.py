@@ -15,7 +15,8 @@ negative weight for the other class.  ``top_rules``:
   the weight, for both signs.  This finds good rules but does not guarantee the best ones.
 
 Features that take identical values on the reference rows (e.g. ``x & y`` and ``y & x``) are
-shown once (the first found).  Each is shown in its plain form (`.plain`): a minimised formula
+shown once (the first found), and so are near duplicates (`top_rules`: differing on at most
+2% of them, e.g. ``fee=y & ~budget=?`` and ``fee=y & ~crime=?``).  Each is shown in its plain form (`.plain`): a minimised formula
 that agrees with it on every row the binarizer can produce (``~a <-> ~b <-> ~a`` reads ``~b``).
 """
 
@@ -36,7 +37,7 @@ from .formula import Formula, evaluate, n_leaves, parse, to_string
 from .kernels import check_binary, propositional_kernel_diagonal
 from .plain import plain_rule
 
-__all__ = ["Rule", "TopRules", "feature_weights", "top_rules", "explain_expansion", "explain_svc",
+__all__ = ["Rule", "TopRules", "feature_weights", "top_features", "top_rules", "explain_expansion", "explain_svc",
            "rule_search_work", "most_leaves", "RULE_WORK_LIMIT"]
 
 _CHUNK = 2**22  # booleans evaluated at once
@@ -46,6 +47,8 @@ _MAX_SWEEPS = 50  # passes over the leaves of one local-search restart
 #: overhead worth about RULE_ROW_OVERHEAD rows); RULE_WORK_LIMIT bounds it for the method (about
 #: a minute on two cores)
 RULE_ROW_OVERHEAD, RULE_WORK_LIMIT = 1_000, 5_000_000
+#: the shown rules leave out a rule that differs from a heavier one on at most this share of rows
+NEAR_DUPLICATE = 0.02
 
 
 def rule_search_work(n_leaves: int, n_rows: int) -> float:
@@ -173,10 +176,39 @@ def _searched(node: Formula, Xb, coef, restarts: int, random_state) -> list[tupl
     return sorted(found.items(), key=lambda kv: -abs(kv[1]))
 
 
+def top_features(formula, X, coef, top: int = 5, reference=None, max_enumerate: int = 1_000_000,
+                 restarts: int = 20, random_state=0, operators: Mapping[str, KernelOperator] | None = None,
+                 distinct: bool = True, near: float = 0.0) -> tuple[list[tuple[tuple, float]], bool]:
+    """The ``top`` logical features with the largest |w_F| as (leaf assignment, weight) pairs,
+    and whether the list is exact (every feature enumerated; else a local search found them).
+    With ``distinct``, a feature true on every ``reference`` row or on none is left out (it
+    says nothing of a row: ``x | ~x``), and so is a feature that differs from one listed before on at most ``near`` of the
+    ``reference`` rows (default X; 0: equal on all of them) is left out: the larger weight of
+    near duplicates speaks for both.  See `top_rules`."""
+    node = parse(formula, operators)
+    Xb = check_binary(X).astype(bool)
+    coef = np.asarray(coef, dtype=float)
+    ref = Xb if reference is None else check_binary(reference).astype(bool)
+    exact = Xb.shape[1] ** n_leaves(node) <= max_enumerate
+    cands = (_enumerated(node, Xb, coef, top, max_enumerate) if exact
+             else _searched(node, Xb, coef, restarts, random_state))
+    found, kept = [], np.zeros((0, ref.shape[0]), dtype=bool)
+    for assign, w in cands:
+        if len(found) >= top or w == 0:
+            break
+        if distinct:
+            values = np.broadcast_to(evaluate(node, [ref[:, a] for a in assign]), (ref.shape[0],))
+            if values.all() or not values.any() or (len(kept) and (kept != values).mean(axis=1).min() <= near):
+                continue  # always true or false on these rows (x | ~x), or a near duplicate
+            kept = np.vstack([kept, values])
+        found.append((assign, w))
+    return found, exact
+
+
 def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None,
               max_enumerate: int = 1_000_000, restarts: int = 20, random_state=0,
               classes=("negative", "positive"), operators: Mapping[str, KernelOperator] | None = None,
-              logic: ColumnLogic | None = None) -> TopRules:
+              logic: ColumnLogic | None = None, near: float = NEAR_DUPLICATE) -> TopRules:
     """The ``top`` features with the largest |w_F| as rules; returns ``TopRules(rules, exact)``.
 
     ``X``: the rows the weights sum over (support vectors), ``coef`` their coefficients;
@@ -184,32 +216,33 @@ def top_rules(formula, X, coef, feature_names=None, top: int = 5, reference=None
     ``max_enumerate``, ``restarts``, ``random_state``: the search (exact up to
     ``max_enumerate`` features, else a local search); ``operators`` resolves the operators of
     a formula given as text; ``logic`` says which rows the binarizer can produce
-    (``TabularBinarizer.column_logic()``; None: any), so that each rule reads in its plain form.
+    (``TabularBinarizer.column_logic()``; None: any), so that each rule reads in its plain form;
+    a rule that differs from one listed before on at most ``near`` of the reference rows is
+    left out (near duplicates, e.g. the same rule with ``& ~vote=?`` for different votes).
     (Each is a knob ``explain_svc`` passes through, hence more than eight parameters.)
     """
     node = parse(formula, operators)
-    Xb = check_binary(X).astype(bool)
-    coef = np.asarray(coef, dtype=float)
-    n = Xb.shape[1]
+    n = check_binary(X).shape[1]
     names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(n)]
     if len(names) != n:
         raise InputError(f"{len(names)} feature names for {n} variables")
-    ref = Xb if reference is None else check_binary(reference).astype(bool)
-    exact = n ** n_leaves(node) <= max_enumerate
-    cands = (_enumerated(node, Xb, coef, top, max_enumerate) if exact
-             else _searched(node, Xb, coef, restarts, random_state))
-    rules, seen = [], set()
-    for assign, w in cands:
-        if len(rules) >= top or w == 0:
-            break
-        key = np.packbits(evaluate(node, [ref[:, a] for a in assign])).tobytes()
-        if key in seen:
-            continue
-        seen.add(key)
+    found, exact = top_features(node, X, coef, top, reference, max_enumerate, restarts, random_state, near=near)
+    rules = []
+    for assign, w in found:
         variables = [names[a] for a in assign]
         rules.append(Rule(plain_rule(node, assign, logic).text(names), w, variables,
                           str(classes[1] if w > 0 else classes[0]), feature=to_string(node, variables)))
     return TopRules(rules, exact)
+
+
+def feature_coefficients(node: Formula, rows: np.ndarray, coef, normalize: bool) -> np.ndarray:
+    """The coefficients of the expansion's rows in w_F = sum_i c_i phi_F(row_i): ``coef``, each
+    divided by sqrt(k(row, row)) for the normalised kernel (0 for a row with k = 0)."""
+    coef = np.asarray(coef, dtype=float)
+    if not normalize:
+        return coef
+    diag = propositional_kernel_diagonal(node, rows) if len(rows) else np.zeros(0)
+    return np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
 
 
 def explain_expansion(rows, coef, formula, normalize: bool, classes, feature_names=None, top: int = 5,
@@ -225,10 +258,7 @@ def explain_expansion(rows, coef, formula, normalize: bool, classes, feature_nam
     """
     node = parse(formula, options.pop("operators", None))
     rows = check_binary(rows)
-    coef = np.asarray(coef, dtype=float)
-    if normalize:
-        diag = propositional_kernel_diagonal(node, rows) if len(rows) else np.zeros(0)
-        coef = np.where(diag > 0, coef / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    coef = feature_coefficients(node, rows, coef, normalize)
     return top_rules(node, rows, coef, feature_names, top, reference=rows if reference is None else reference,
                      classes=tuple(str(c) for c in classes), **options)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
+import attrs
 import numpy as np
+import pandas as pd
 from joblib import effective_n_jobs
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
@@ -51,14 +53,14 @@ def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
     return binary_labels(np.where(is_positive, shown[chosen], f"not {shown[chosen]}"), shown[chosen])
 
 
-def _check(formula: str, select: int, C: float, y: np.ndarray, cv: int) -> None:
+def _check(formula: str, select: int, selection: str, C: float, y: np.ndarray, cv: int) -> None:
     """What the options' declared bounds cannot say."""
     if formula:
         parse(formula)  # fail early with the caret message
-    elif select < 1:
+    elif select < 1 and selection == "radius-margin":
         raise InputError("give --formula F or --select N with N >= 1")
-    if C <= 0:
-        raise InputError(f"--C must be positive, got {C}")
+    if C < 0:
+        raise InputError(f"--C must be positive (or 0: chosen by cross-validation), got {C}")
     min_class = int(min(y.sum(), len(y) - y.sum()))
     if min_class < cv:
         raise InputError(f"the smaller class has {min_class} rows, fewer than --cv {cv} folds")
@@ -78,31 +80,69 @@ def _leaves_within_work(formula: str, max_leaves: int, rule_rows: int) -> int:
     return min(max_leaves or most, most)
 
 
-def cross_validated_auc(make: Callable[[], PropositionalSVC], X, y, cv: int, seed) -> tuple[float, ...]:
-    """The AUC on each of ``cv`` stratified folds of a model made and fitted per fold (the
-    formula selection, if any, runs inside each fold)."""
-    folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed)
-    aucs = []
-    for train, test in progress.track(list(folds.split(X, y)), "cross-validation", total=cv):
-        est = make().fit(X[train], y[train])
-        aucs.append(roc_auc_score(y[test], est.decision_function(X[test])))
-    return tuple(aucs)
+@attrs.frozen
+class FoldScores:
+    """What one held-out fold measured: the SVM's AUC and accuracy, the rule model's accuracy
+    and agreement with the SVM, its number of rules, and the share of rows the SVM put in its
+    most frequent predicted class (``majority_share``)."""
+
+    auc: float
+    accuracy: float
+    rule_accuracy: float
+    agreement: float
+    n_rules: int
+    majority_share: float
 
 
-def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive, normalize,
+def _scores(est: PropositionalSVC, X, y) -> FoldScores:
+    """``est``'s ``FoldScores`` on held-out rows ``X`` (a frame), ``y``, all by predict."""
+    svm, rules = est.predict(X), est.predict_rules(X)
+    return FoldScores(float(roc_auc_score(y, est.decision_function(X))), float(np.mean(svm == y)),
+                      float(np.mean(rules == y)), float(np.mean(rules == svm)), est.rule_model_.n_rules_,
+                      float(np.bincount(svm.astype(int), minlength=2).max() / len(svm)))
+
+
+def cross_validate(make: Callable[[], PropositionalSVC], X: pd.DataFrame, y, cv: int, seed, logic) -> CrossValidated:
+    """A model made and fitted on the training rows of each of ``cv`` stratified folds (the
+    formula selection, if any, inside), scored on the held-out rows; and the first fold's
+    model with its rule model's statistics on that fold's held-out rows (what the run shows)."""
+    folds = list(StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed).split(X, y))
+    scores, shown = [], None
+    for train, test in progress.track(folds, "cross-validation", total=cv):
+        est = make().fit(X.iloc[train], y[train], column_logic=logic)
+        scores.append(_scores(est, X.iloc[test], y[test]))
+        if shown is None:
+            binary = est._binary(X.iloc[test])
+            shown = (est, est.rule_model_.stats(binary, y[test], est.predict(X.iloc[test])), len(train), len(test))
+    return CrossValidated(tuple(scores), *shown)
+
+
+@attrs.frozen
+class CrossValidated:
+    """The folds' scores, the model shown (fitted on the first fold's ``n_train`` rows) and its
+    rules' statistics (``RuleStats``) on that fold's ``n_test`` held-out rows."""
+
+    folds: tuple[FoldScores, ...]
+    estimator: PropositionalSVC
+    rule_stats: list
+    n_train: int
+    n_test: int
+
+
+def run(data, ctx, *, formula, select, selection, C, p, eta, max_leaves, max_rules, cv, top, positive, normalize,
         third_party_operators, approximate, max_exact_rows, n_landmarks, selection_rows) -> Explanation:
-    """Cross-validate, fit on all rows and explain.
+    """Cross-validate and explain.
 
-    Seventeen keywords, one per option declared in ``PROPOSITIONAL_METHOD``: the core passes
-    every option by name, converted, bounded and defaulted, so the signature is the option
-    list (as for every built-in method) and a settings record would only repeat it.
+    One keyword per option declared in ``PROPOSITIONAL_METHOD``: the core passes every option
+    by name, converted, bounded and defaulted, so the signature is the option list (as for
+    every built-in method) and a settings record would only repeat it.
 
     Whether to approximate is decided once, on all rows, so that the cross-validated models
     are of the kind of the final one; a map too big for memory is refused here, before the
     cross-validation, whose smaller folds would fit it."""
     labels = target_labels(data.y, positive, data.target_name)
     y = labels.values.astype(int)
-    _check(formula, select, C, y, cv)
+    _check(formula, select, selection, C, y, cv)
     approximated = uses_approximation(approximate, len(y), max_exact_rows)
     check_fit_memory(len(y), n_landmarks, 0 if formula else selection_rows, approximate=approximated,
                      workers=effective_n_jobs(ctx.n_jobs),
@@ -111,14 +151,15 @@ def run(data, ctx, *, formula, select, C, p, eta, max_leaves, cv, top, positive,
     leaves = _leaves_within_work(formula, max_leaves, min(len(y), n_landmarks) if approximated else len(y))
     features = binarize_unless_binary(data.X, data.feature_names, raw=data.raw, logic=data.column_logic())
     make = functools.partial(
-        PropositionalSVC, formula=formula or None, C=C, normalize=normalize, n_candidates=select,
+        PropositionalSVC, formula=formula or None, C=C or None, normalize=normalize, n_candidates=select,
         p=p, eta=eta, max_leaves=leaves, random_state=ctx.seed, n_jobs=ctx.n_jobs,
         third_party_operators=third_party_operators, approximate="always" if approximated else "never",
-        n_landmarks=n_landmarks, selection_rows=selection_rows)
-    aucs = cross_validated_auc(make, features.X, y, cv, ctx.seed)
-    est = make().fit(features.X, y)
+        n_landmarks=n_landmarks, selection_rows=selection_rows, selection=selection, max_rules=max_rules)
+    frame = pd.DataFrame(features.X, columns=list(features.names))
+    checked = cross_validate(make, frame, y, cv, ctx.seed, features.logic)
+    est = checked.estimator
     rules = est.explain(top=top, feature_names=list(features.names), logic=features.logic)
     return explanation(RunOutcome(
-        estimator=est, rules=rules, auc_folds=aucs, positive=class_name(labels.positive),
+        estimator=est, rules=rules, checked=checked, positive=class_name(labels.positive),
         negative=class_name(labels.negative), feature_names=features.names,
-        params={"positive": class_name(labels.positive)}, n_rows=len(y)))
+        params={"positive": class_name(labels.positive)}, n_rows=len(y)), y_share=float(max(y.mean(), 1 - y.mean())))

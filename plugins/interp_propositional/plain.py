@@ -30,7 +30,7 @@ from interp.preprocessing import ColumnLogic
 from .formula import Formula, Op, evaluate, fold, n_leaves, parse, to_string
 from .operators import BUILTIN_OPERATORS
 
-__all__ = ["PlainRule", "plain_rule", "MAX_VARIABLES"]
+__all__ = ["PlainRule", "plain_rule", "conjunction", "MAX_VARIABLES"]
 
 MAX_VARIABLES = 6
 
@@ -106,9 +106,20 @@ def _cost(node: Formula) -> tuple[int, int, int]:
     return n_leaves(node), others, operators
 
 
+def _completed(distinct: list[int], logic: ColumnLogic) -> list[int]:
+    """``distinct`` with the other levels of every one-hot column (``logic.complete``) it holds
+    all levels but one of, so that ``~a=1 & ~a=2`` over the levels 1, 2, 3 can read ``a=3``."""
+    out = list(distinct)
+    for group in logic.complete:
+        missing = [c for c in group if c not in out]
+        if len(missing) == 1 and len(group) > 1 and len(out) < MAX_VARIABLES:
+            out += missing
+    return out
+
+
 def _plainer(rule: PlainRule, logic: ColumnLogic) -> PlainRule:
     """``rule``, or its minimised form where that is plainer (see the module notes)."""
-    distinct = list(dict.fromkeys(rule.variables))
+    distinct = _completed(list(dict.fromkeys(rule.variables)), logic)
     if len(distinct) > MAX_VARIABLES:
         return rule
     table = np.array(list(itertools.product((False, True), repeat=len(distinct))), dtype=bool)
@@ -120,6 +131,27 @@ def _plainer(rule: PlainRule, logic: ColumnLogic) -> PlainRule:
     if _cost(best.node) >= _cost(rule.node):
         return rule
     return PlainRule(best.node, tuple(distinct[v] for v in best.variables))
+
+
+def _conjuncts(rule: PlainRule) -> list[PlainRule]:
+    """The operands of ``rule``'s top-level chain of ``and`` (``rule`` itself if it is none)."""
+    node = rule.node
+    if not (isinstance(node, Op) and node.op == "and"):
+        return [rule]
+    left = n_leaves(node.args[0])
+    return (_conjuncts(PlainRule(node.args[0], rule.variables[:left]))
+            + _conjuncts(PlainRule(node.args[1], rule.variables[left:])))
+
+
+def conjunction(parts: Sequence[PlainRule], logic: ColumnLogic | None = None) -> PlainRule:
+    """The conjunction of ``parts`` (plain rules over input columns) in its plain form, one
+    flat chain ``a & b & c``."""
+    flat = [c for part in parts for c in _conjuncts(part)]
+    joined = flat[0]
+    for part in flat[1:]:
+        joined = PlainRule(Op("and", (joined.node, part.node), _TWO_LEVEL["and"]),
+                           joined.variables + part.variables)
+    return _plainer(joined, logic or ColumnLogic()) if len(parts) > 1 else joined
 
 
 def plain_rule(node: Formula, assign: Sequence[int], logic: ColumnLogic | None = None) -> PlainRule:

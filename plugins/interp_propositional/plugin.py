@@ -13,19 +13,24 @@ from .operators import BUILTIN_OPERATORS
 
 PROPOSITIONAL_METHOD = Method(
     name="propositional",
-    summary="SVM with a propositional-logic kernel; AUC, chosen formula and top rules.",
+    summary="SVM with a propositional-logic kernel explained by a rule list drawn from its features.",
     run="interp_propositional.method:run",
     task="classification",
     options=(
         Option("formula", str, "", "kernel formula, e.g. '(a & ~b) | c' (default: select one)"),
         Option("select", int, 30, "number of random candidate formulas ranked by radius-margin ratio "
-               "(used without --formula)", min=0, max=1000),
-        Option("C", float, 1.0, "SVM regularisation (positive)", max=1e6),
+               "(--selection radius-margin without --formula)", min=0, max=1000),
+        Option("selection", str, "rules", "without --formula: 'rules' tries short and/or/not formulas (xor, <-> "
+               "when they earn it) by the rule model's CV accuracy; 'radius-margin' ranks --select random ones",
+               choices=("rules", "radius-margin")),
+        Option("C", float, 0.0, "SVM regularisation (positive; 0: chosen by 3-fold CV among 0.1, 1, 10, 100)",
+               max=1e6),
         Option("p", float, 0.4, "generator parameter p in (0, 1) (leaf probability 1 - p^(eta*depth))",
                min=0.0, max=1.0),
         Option("eta", float, 0.7, "generator parameter eta (positive)", min=0.0, max=10.0),
         Option("max_leaves", int, 8, "skip drawn candidates with more leaves (0: as many as the search for "
                "the rules allows on this data)", min=0, max=100),
+        Option("max_rules", int, 10, "most rules of the rule model", min=1, max=100),
         Option("cv", int, 5, "cross-validation folds for the AUC", min=2, max=50),
         Option("top", int, 5, "number of rules shown", min=1, max=100),
         Option("positive", str, "", "positive class (default: the larger of two / most frequent)"),

@@ -103,7 +103,7 @@ def test_the_switch_follows_max_exact_rows_and_the_selection_runs_on_a_subsample
     X, y = _design(400)
     small = dict(binarize="auto", random_state=0, n_landmarks=60)
     assert PropositionalSVC(formula="a", max_exact_rows=400, **small).fit(X, y).approximation_ is None
-    est = PropositionalSVC(max_exact_rows=399, n_candidates=3, selection_rows=100, **small).fit(X, y)
+    est = PropositionalSVC(max_exact_rows=399, n_candidates=3, selection_rows=100, selection="radius-margin", **small).fit(X, y)
     assert est.approximation_ == Approximation(400, 60, est.feature_map_.n_features_out_)
     assert est.selection_.n_rows == 100
     assert not hasattr(est, "svc_") and not hasattr(est, "X_fit_")

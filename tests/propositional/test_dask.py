@@ -16,7 +16,7 @@ def test_kernel_selection_on_a_local_dask_cluster_matches_n_jobs_1(dask_client):
     rng = np.random.default_rng(0)
     X = random_binary(rng, 60, 6)
     y = (((X[:, 0] > 0) & (X[:, 1] < 1)) | (X[:, 2] > 0)).astype(int)
-    params = dict(n_candidates=8, random_state=3)
+    params = dict(n_candidates=8, random_state=3, selection="radius-margin")
     serial = PropositionalSVC(**params, n_jobs=1).fit(X, y)
     with distributed.get_task_stream(dask_client) as stream, joblib.parallel_backend("dask"):
         clustered = PropositionalSVC(**params, n_jobs=-1).fit(X, y)

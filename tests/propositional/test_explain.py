@@ -73,3 +73,31 @@ def test_rules_are_distinct_and_sorted():
     assert "p & q" in texts[:2] or "q & p" in texts[:2]
     # "p & q" and "q & p" are the same feature on the data: only one is shown
     assert not ("p & q" in texts and "q & p" in texts)
+
+
+def test_near_duplicate_rules_are_shown_once():
+    from interp_propositional import top_rules
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((100, 4)) < 0.5).astype(float)
+    X[:, 3] = X[:, 2]
+    X[0, 3] = 1 - X[0, 2]  # x3 differs from x2 on 1 row of 100
+    coef = np.where(X[:, 2] > 0, 1.0, -1.0)
+    both = [r.rule for r in top_rules("a", X, coef, top=4, near=0.0).rules]
+    once = [r.rule for r in top_rules("a", X, coef, top=4, near=0.02).rules]
+    assert {"x2", "x3"} <= set(both)
+    assert len({"x2", "x3"} & set(once)) == 1 and len(once) == len(both) - 1
+
+
+def test_rules_always_true_or_false_on_the_rows_are_left_out():
+    from interp_propositional import evaluate, top_rules
+
+    rng = np.random.default_rng(1)
+    X = (rng.random((80, 4)) < 0.5).astype(float)
+    coef = rng.normal(size=80)
+    found = top_rules("a | ~b", X, coef, top=12, near=0.0)
+    assert len(found.rules) == 12
+    for rule in found.rules:
+        columns = [int(v[1:]) for v in rule.variables]
+        values = evaluate("a | ~b", [X[:, c].astype(bool) for c in columns])
+        assert values.any() and not values.all(), rule.feature  # x | ~x is true on every row

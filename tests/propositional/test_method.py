@@ -29,14 +29,16 @@ def test_run_with_formula_on_house_votes():
     assert len(payload["rules"]) == 3 and payload["rules_exact"] is True
     first = payload["rules"][0]["rule"]
     assert " & ~" in first and "=" in first  # concrete variables such as physician_fee_freeze=y
-    assert "top rules" in result.text and first in result.text
+    assert "top weighted features" in result.text and "rule model" in result.text and first in result.text
+    assert result.payload["rule_model"]["default"] in ("democrat", "republican")
+    assert result.metrics["rule_accuracy"] > 0.9 and result.metrics["agreement"] > 0.9
     assert result.estimator.formula_ == "a & ~b"
     json.loads(result.to_json())
 
 
 def test_run_with_selection_is_reproducible():
     data = interp.load_dataset("house-votes-84")
-    opts = {"select": 4, "cv": 2, "top": 2}
+    opts = {"selection": "radius-margin", "select": 4, "cv": 2, "top": 2}
     a = run_method("propositional", data, opts, interp.RunContext(seed=1, quiet=True))
     b = run_method("propositional", data, opts, interp.RunContext(seed=1, quiet=True))
     assert a.payload["formula"] == b.payload["formula"]
@@ -69,7 +71,7 @@ def test_cli_json_and_formula_error():
 
 def test_option_bounds_are_one_line_errors(run):
     cases = [(["--cv", "1"], "--cv must be >= 2"), (["--top", "0"], "--top must be >= 1"),
-             (["--select", "0"], "--select N with N >= 1"), (["--C", "0"], "--C must be positive"),
+             (["--selection", "radius-margin", "--select", "0"], "--select N with N >= 1"), (["--C", "-1"], "--C must be positive"),
              (["--p", "1.5"], "--p must be <= 1"), (["--max-leaves", "-1"], "--max-leaves must be >= 0"),
              (["--positive", "whig"], "--positive 'whig' is not a class")]
     for args, words in cases:
@@ -94,8 +96,8 @@ def test_a_numeric_class_is_named_as_written(run):
 
 
 def test_third_party_operators_are_drawn_when_asked(run, majority):
-    args = ["run", "--plugin", "propositional", "--dataset", "house-votes-84", "--select", "6", "--cv", "2",
-            "--top", "1", "--max-leaves", "5", "--seed", "3", "--format", "json", "--quiet"]
+    args = ["run", "--plugin", "propositional", "--dataset", "house-votes-84", "--selection", "radius-margin",
+            "--select", "6", "--cv", "2", "--top", "1", "--max-leaves", "5", "--seed", "3", "--format", "json", "--quiet"]
     plain = json.loads(run(*args).output)
     opted = json.loads(run(*args, "--third-party-operators").output)
     assert opted["params"]["third_party_operators"] is True
@@ -107,9 +109,12 @@ def test_sections_are_typed():
     data = interp.load_dataset("house-votes-84")
     result = run_method("propositional", data, {"formula": "a & ~b", "cv": 2, "top": 2},
                         interp.RunContext(seed=0, quiet=True))
-    formula, card, rules = result.sections
+    formula, card, model, rules = result.sections
     assert isinstance(formula, interp.Formula) and formula.text == "a & ~b" and "given" in formula.title
-    assert isinstance(card, interp.Text) and "AUC:" in card.body
+    assert isinstance(card, interp.Text) and "AUC:" in card.body and "accuracy:  SVM" in card.body
+    assert isinstance(model, interp.Table) and model.columns == ("", "rule", "class", "rows", "accuracy", "agreement")
+    assert [row[0] for row in model.rows] == ["if"] + ["else if"] * (len(model.rows) - 2) + ["else"]
+    assert sum(row[3] for row in model.rows) == 435 - 435 // 2  # the first fold's held-out rows
     assert isinstance(rules, interp.Table) and rules.columns == ("weight", "rule", "supports")
     assert [list(row) for row in rules.rows] == [[r["weight"], r["rule"], r["supports"]]
                                                  for r in result.payload["rules"]]

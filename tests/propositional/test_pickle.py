@@ -34,7 +34,7 @@ def test_pickled_models_work_without_the_plugins(majority):
     y = (((X[:, 0] > 0) & (X[:, 1] < 1)) | (X[:, 2] > 0)).astype(int)
     models = (
         PropositionalSVC(formula="maj(a, ~b, c) | nand(d, e)", C=10).fit(X, y),  # a third-party operator
-        PropositionalSVC(n_candidates=4, random_state=0, max_leaves=4).fit(X, y),
+        PropositionalSVC(n_candidates=4, random_state=0, max_leaves=4, selection="radius-margin").fit(X, y),
         SVC(kernel=PropositionalKernel("a ^ ~b"), C=10).fit(X, y),
         PropositionalSVC(formula="maj(a, ~b, c) | d", approximate="always", n_landmarks=12, random_state=0).fit(X, y),
     )
