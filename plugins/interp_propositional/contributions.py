@@ -30,8 +30,8 @@ class RuleContributions:
     """``fired`` (rows x rules, Boolean): the rule model's ``rules`` that hold on each row;
     ``decided_by``: the rule that decides it (``len(rules)``: the default); ``parts`` (rows x
     features): each of the SVM's top weighted ``features``' part of the decision value;
-    ``other``: the rest of it; ``intercept``: b.  ``parts.sum(1) + other + intercept`` is the
-    decision function."""
+    ``other``: the rest of it; ``intercept``: b; ``variables``: the binary columns each of the
+    ``features`` reads.  ``parts.sum(1) + other + intercept`` is the decision function."""
 
     rules: tuple[str, ...]
     fired: np.ndarray
@@ -40,6 +40,7 @@ class RuleContributions:
     parts: np.ndarray
     other: np.ndarray
     intercept: float
+    variables: tuple[tuple[str, ...], ...] = ()
 
     def total(self) -> np.ndarray:
         return self.parts.sum(axis=1) + self.other + self.intercept
@@ -70,4 +71,5 @@ def rule_contributions(est, X, top: int = 10) -> RuleContributions:
         fired[:, j] = truth(rule.condition, Xb)
     return RuleContributions(tuple(model.rule_texts()), fired, model.decide(Xb),
                              tuple(plain_rule(node, assign, est.column_logic_).text(names) for assign, _ in found),
-                             parts, other, intercept)
+                             parts, other, intercept,
+                             tuple(tuple(dict.fromkeys(names[a] for a in assign)) for assign, _ in found))

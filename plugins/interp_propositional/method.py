@@ -21,6 +21,7 @@ from .estimator import PropositionalSVC, check_fit_memory, uses_approximation
 from .explain import RULE_WORK_LIMIT, most_leaves, rule_search_work
 from .formula import n_leaves, parse
 from .render import RunOutcome, explanation
+from .rows import RulesOnColumns
 
 
 def target_labels(y, positive: str, name: str = "y") -> BinaryLabels:
@@ -159,7 +160,19 @@ def run(data, ctx, *, formula, select, selection, C, p, eta, max_leaves, max_rul
     checked = cross_validate(make, frame, y, cv, ctx.seed, features.logic)
     est = checked.estimator
     rules = est.explain(top=top, feature_names=list(features.names), logic=features.logic)
-    return explanation(RunOutcome(
+    result = explanation(RunOutcome(
         estimator=est, rules=rules, checked=checked, positive=class_name(labels.positive),
         negative=class_name(labels.negative), feature_names=features.names,
         params={"positive": class_name(labels.positive)}, n_rows=len(y)), y_share=float(max(y.mean(), 1 - y.mean())))
+    on_columns = RulesOnColumns(est, features.binarizer, features.names, class_name(labels.negative),
+                                class_name(labels.positive))
+    return attrs.evolve(result, estimator=on_columns, **rules_headline(est))
+
+
+def rules_headline(est) -> dict:
+    """The report's summary of a rule model: its number of rules, and its first rule."""
+    model = est.rule_model_
+    texts = model.rule_texts()
+    n = model.n_rules_
+    first = f"if {texts[0]} then {class_name(model.classes_[model.rules_[0].label])}" if texts else ""
+    return {"size": f"{n} rule{'s' if n != 1 else ''} and a default", "finding": first or str(model)}

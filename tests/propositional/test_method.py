@@ -32,7 +32,7 @@ def test_run_with_formula_on_house_votes():
     assert "top weighted features" in result.text and "rule model" in result.text and first in result.text
     assert result.payload["rule_model"]["default"] in ("democrat", "republican")
     assert result.metrics["rule_accuracy"] > 0.9 and result.metrics["agreement"] > 0.9
-    assert result.estimator.formula_ == "a & ~b"
+    assert result.estimator.svm.formula_ == "a & ~b"
     json.loads(result.to_json())
 
 
