@@ -21,8 +21,8 @@ EXPECTED = {
     "symbolic": ["<math", "Models by size", "<td>*</td>"],
     "facets": ["score card", "worst_texture &gt;= 20", "risk of 1 by total"],
     "featurevec": ["<th>rank</th><th>feature</th><th>importance</th>", 'src="data:image/png;base64,'],
-    "propositional": ["a &amp; ~b", "top rules", "republican"],
-    "explanation": ["<h2>propositional</h2>", "<td>auc</td>", "top rules"],
+    "propositional": ["a &amp; ~b", "rule model", "top weighted features", "republican"],
+    "explanation": ["<h2>propositional</h2>", "<td>auc</td>", "rule model", "top weighted features"],
 }
 
 

@@ -103,6 +103,18 @@ def _scores(est: PropositionalSVC, X, y) -> FoldScores:
                       float(np.bincount(svm.astype(int), minlength=2).max() / len(svm)))
 
 
+@attrs.frozen
+class CrossValidated:
+    """The folds' scores, the model shown (fitted on the first fold's ``n_train`` rows) and its
+    rules' statistics (``RuleStats``) on that fold's ``n_test`` held-out rows."""
+
+    folds: tuple[FoldScores, ...]
+    estimator: PropositionalSVC
+    rule_stats: list
+    n_train: int
+    n_test: int
+
+
 def cross_validate(make: Callable[[], PropositionalSVC], X: pd.DataFrame, y, cv: int, seed, logic) -> CrossValidated:
     """A model made and fitted on the training rows of each of ``cv`` stratified folds (the
     formula selection, if any, inside), scored on the held-out rows; and the first fold's
@@ -116,18 +128,6 @@ def cross_validate(make: Callable[[], PropositionalSVC], X: pd.DataFrame, y, cv:
             binary = est._binary(X.iloc[test])
             shown = (est, est.rule_model_.stats(binary, y[test], est.predict(X.iloc[test])), len(train), len(test))
     return CrossValidated(tuple(scores), *shown)
-
-
-@attrs.frozen
-class CrossValidated:
-    """The folds' scores, the model shown (fitted on the first fold's ``n_train`` rows) and its
-    rules' statistics (``RuleStats``) on that fold's ``n_test`` held-out rows."""
-
-    folds: tuple[FoldScores, ...]
-    estimator: PropositionalSVC
-    rule_stats: list
-    n_train: int
-    n_test: int
 
 
 def run(data, ctx, *, formula, select, selection, C, p, eta, max_leaves, max_rules, cv, top, positive, normalize,
