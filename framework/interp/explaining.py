@@ -383,9 +383,9 @@ def _target_for(method, study: Study, name: str) -> tuple[np.ndarray, str, bool]
     model's prediction) rather than a class."""
     outputs, decision = study.outputs, study.decision
     if method.explains_model and outputs.task == "classification":
-        return decision.labels, f"{name} itself (its probability of {decision.positive})", False
+        return decision.labels, f"{name} itself (the method asks the model)", False
     if method.explains_model:
-        return outputs.scores, f"{name} itself (its prediction)", True
+        return outputs.scores, f"{name} itself (the method asks the model)", True
     if study.fit_to == "data" and not method.explains_model:
         return study.data.y, "the data's target, not the model", False
     if outputs.task == "regression" and method.task in ("regression", "any"):

@@ -38,6 +38,8 @@ RF_DEPTH = 3
 #: every path again), a few minutes on two cores
 BOOTSTRAP_WORK = 10**8
 BOOSTED_DEPTH = 6
+#: the trees of the forest fitted to a model whose own trees cannot be read
+SURROGATE_TREES = 100
 BOOSTED_ROUNDS = 200
 #: What ``--model`` trains besides "rf" (its choices are declared with the option in plugin.py):
 #: the module and the classifier and regressor classes.
@@ -146,9 +148,7 @@ def choose_trees(data, ctx, model: str | None, depth) -> Trees:
         if model is not None:
             raise InputError("--model trains a model and --model-file gives one; use one of them")
         if not _readable(given):
-            name = model_name(given.model)
-            return Trees("rf", None, f"a random forest grown on {name}'s predictions (its own trees cannot be read)",
-                         parse_depth(depth, RF_DEPTH))
+            return surrogate_forest(data, ctx, model_name(given.model), depth)
         return Trees("file", given, f"{model_name(given)}'s own trees", parse_depth(depth, RF_DEPTH))
     if model in (None, "rf"):
         return Trees("rf", None, None, parse_depth(depth, RF_DEPTH))
@@ -159,6 +159,23 @@ def choose_trees(data, ctx, model: str | None, depth) -> Trees:
     fitted = train(model, data, chosen, ctx)
     return Trees(model, fitted, f"{type(fitted).__name__} ({BOOSTED_ROUNDS} rounds of depth <= {chosen}, "
                                 f"trained here)", chosen)
+
+
+def surrogate_forest(data, ctx, name: str, depth) -> Trees:
+    """For a model whose trees no reader reads: a scikit-learn random forest of
+    ``SURROGATE_TREES`` trees (depth ``--depth``, default ``BOOSTED_DEPTH``) fitted to the
+    model's answers, which ``interp.explain`` gives as the target, so that the map reads trees
+    that predict, and how closely they follow the model can be measured."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    chosen = parse_depth(depth, BOOSTED_DEPTH)
+    if chosen == "cv" or not 2 <= chosen <= 12:
+        raise InputError(f"--depth must be an integer in 2..12 for a forest fitted to a model, got {depth!r}")
+    cls = RandomForestClassifier if data.task == "classification" else RandomForestRegressor
+    forest = cls(n_estimators=SURROGATE_TREES, max_depth=chosen, random_state=ctx.seed, n_jobs=ctx.n_jobs)
+    forest.fit(data.frame(), data.y)
+    return Trees("surrogate", forest, f"a random forest of {SURROGATE_TREES} trees of depth <= {chosen} fitted to "
+                                      f"{name}'s answers (its own trees cannot be read)", chosen)
 
 
 def _effects(trees: Trees, data):
@@ -235,7 +252,7 @@ def run(data, ctx, *, paths, window, depth, embedding, embedding_params, plot, t
     names = list(data.feature_names)
     effect = _effects(trees, data)
     return Explanation(
-        params={"model": trees.kind, "depth": trees.depth if trees.kind in BOOSTED else est.max_depth_},
+        params={"model": trees.kind, "depth": trees.depth if trees.kind in (*BOOSTED, "surrogate") else est.max_depth_},
         metrics=render.metrics(est),
         payload=render.payload(est, names),
         sections=[render.summary(est, trees.label), Figure("featurevec", title="Feature Vectors"),
