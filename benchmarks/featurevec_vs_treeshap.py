@@ -57,6 +57,16 @@ def ensure_venv() -> None:
     subprocess.run(pip + ["--no-deps", "--force-reinstall", str(ROOT)], check=True)
 
 
+def run_in_venv(script: str, here: bool) -> None:
+    """Unless ``here`` or already in it: run ``script`` again with this command line in the
+    benchmark's environment (``ensure_venv``) and exit with its exit code."""
+    if here or Path(sys.prefix).resolve() == VENV.resolve():
+        return
+    ensure_venv()
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    sys.exit(subprocess.run([str(PY), script, *sys.argv[1:], "--here"], env=env).returncode)
+
+
 # -- data and models -----------------------------------------------------------------------------
 
 def load(name: str):
@@ -189,10 +199,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the models on the real data sets")
     parser.add_argument("--here", action="store_true", help="run in this interpreter (shap installed)")
     args = parser.parse_args()
-    if not args.here and Path(sys.prefix).resolve() != VENV.resolve():
-        ensure_venv()
-        env = dict(os.environ, PYTHONWARNINGS="ignore")
-        sys.exit(subprocess.run([str(PY), __file__, *sys.argv[1:], "--here"], env=env).returncode)
+    run_in_venv(__file__, args.here)
     agreement_table(args.rows, args.seed)
     synthetic_table(args.seeds, args.rows)
 

@@ -2,7 +2,7 @@
 
 shap is not a dependency of interp: the script runs in the environment of
 ``featurevec_vs_treeshap.py`` (/tmp/interp-bench-shap, built and refreshed by its
-``ensure_venv``).  ``--here`` runs in the current interpreter instead (shap installed).
+``run_in_venv``).  ``--here`` runs in the current interpreter instead (shap installed).
 
 For 3 data sets x 2 tree models, ``interp.explain`` fits every method to the model on three
 quarters of the rows; on (at most ``--rows``) held-out rows each method that explains single
@@ -24,16 +24,13 @@ propositional method runs with the fixed formula ``a & b`` and 3 folds (``explai
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from explain_models import QUICK
-from featurevec_vs_treeshap import PY, VENV, ensure_venv, load, make_model
+from featurevec_vs_treeshap import load, make_model, run_in_venv
 from page import run_page
 
 KINDS = ("xgboost", "forest")
@@ -98,10 +95,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--here", action="store_true", help="run in this interpreter (shap installed)")
     args = parser.parse_args()
-    if not args.here and Path(sys.prefix).resolve() != VENV.resolve():
-        ensure_venv()
-        env = dict(os.environ, PYTHONWARNINGS="ignore")
-        sys.exit(subprocess.run([str(PY), __file__, *sys.argv[1:], "--here"], env=env).returncode)
+    run_in_venv(__file__, args.here)
     print(f"| data | model | method | fidelity | top-{TOP} shared with SHAP (median) | Spearman of |values| "
           "(median) | ms per row | SHAP ms per row |")
     print("|---|---|---|---|---|---|---|---|")
