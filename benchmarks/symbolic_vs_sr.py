@@ -228,13 +228,14 @@ def worker(kind: str, npz: str, out: str) -> None:
     Path(out).write_text(json.dumps({**result, "load": [load, os.getloadavg()[0]]}))
 
 
-def ensure_peers(venv: Path) -> Path:
-    """The peers' venv python, created and filled on first use."""
+def ensure_peers(venv: Path, packages=PEER_PACKAGES, modules="pyoperon, gplearn, sympy, scipy") -> Path:
+    """The peers' venv python, created and filled with ``packages`` on first use (when one of
+    ``modules`` does not import)."""
     py = venv / "bin" / "python"
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    if subprocess.run([str(py), "-c", "import pyoperon, gplearn, sympy, scipy"], capture_output=True).returncode:
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", *PEER_PACKAGES],
+    if subprocess.run([str(py), "-c", f"import {modules}"], capture_output=True).returncode:
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", *packages],
                        check=True)
     return py
 
