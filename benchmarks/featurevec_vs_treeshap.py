@@ -58,8 +58,9 @@ def ensure_venv() -> None:
 
 
 def run_in_venv(script: str, here: bool) -> None:
-    """Unless ``here`` or already in it: run ``script`` again with this command line in the
-    benchmark's environment (``ensure_venv``) and exit with its exit code."""
+    """Unless ``here`` or already in it: run ``script`` again with this command line (``--page``
+    included, so the run in the environment writes the page) in the benchmark's environment
+    (``ensure_venv``) and exit with its exit code."""
     if here or Path(sys.prefix).resolve() == VENV.resolve():
         return
     ensure_venv()
@@ -199,10 +200,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the models on the real data sets")
     parser.add_argument("--here", action="store_true", help="run in this interpreter (shap installed)")
     args = parser.parse_args()
-    run_in_venv(__file__, args.here)
     agreement_table(args.rows, args.seed)
     synthetic_table(args.seeds, args.rows)
 
 
 if __name__ == "__main__":
+    run_in_venv(__file__, "--here" in sys.argv)  # before run_page: the page is written by the run in the venv
     run_page(main, "featurevec-vs-treeshap", "Feature Vectors against TreeSHAP", about=__doc__)

@@ -95,7 +95,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--here", action="store_true", help="run in this interpreter (shap installed)")
     args = parser.parse_args()
-    run_in_venv(__file__, args.here)
     print(f"| data | model | method | fidelity | top-{TOP} shared with SHAP (median) | Spearman of |values| "
           "(median) | ms per row | SHAP ms per row |")
     print("|---|---|---|---|---|---|---|---|")
@@ -108,4 +107,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    run_in_venv(__file__, "--here" in sys.argv)  # before run_page: the page is written by the run in the venv
     run_page(main, "local-vs-shap", "Per-row contributions against TreeSHAP", about=__doc__)

@@ -262,9 +262,23 @@ def _decision(outputs: ModelOutputs, fit_rows: np.ndarray, threshold: float | No
     return Decision(labels, above, f"the decision prediction > {t:.4g} ({how})")
 
 
-def _method_data(data: Dataset, rows: np.ndarray, y: np.ndarray) -> Dataset:
-    raw = None if data.raw is None else data.raw.iloc[rows].reset_index(drop=True)
-    return attrs.evolve(data, X=data.X[rows], y=np.asarray(y)[rows], raw=raw)
+def _method_data(data: Dataset, rows: np.ndarray, y: np.ndarray, keep_columns: bool) -> Dataset:
+    """The fitting ``rows`` of the data with the target ``y``: every column for a method that
+    asks the model (``keep_columns``: the model takes them all), else without the columns
+    constant on them (they tell a method nothing, and some methods refuse them), the user's
+    columns encoded again as ``load_dataset`` encodes them."""
+    if keep_columns:
+        raw = None if data.raw is None else data.raw.iloc[rows].reset_index(drop=True)
+        return attrs.evolve(data, X=data.X[rows], y=np.asarray(y)[rows], raw=raw)
+    raw = (data.raw if data.raw is not None else data.frame()).iloc[rows].reset_index(drop=True)
+    varying = [c for c in raw.columns if raw[c].nunique(dropna=False) > 1]
+    if not varying:
+        raise InputError("every column is constant on the fitting rows: there is nothing to explain")
+    if data.raw is None:
+        return attrs.evolve(from_arrays(raw[varying].to_numpy(), np.asarray(y)[rows], varying, name=data.name),
+                            target_name=data.target_name)
+    target = data.target_name or "y"
+    return from_frame(raw[varying].assign(**{target: np.asarray(y)[rows]}), target, name=data.name)
 
 
 @attrs.frozen
@@ -339,7 +353,7 @@ def _run_one(study: Study, method, options: dict | None, ctx) -> MethodResult:
     ctx = attrs.evolve(ctx, model=study.studied if method.explains_model else None)
     start = time.perf_counter()
     try:
-        exp = run_method(method.name, _method_data(study.data, study.fit_rows, target), options, ctx)
+        exp = run_method(method.name, _method_data(study.data, study.fit_rows, target, method.explains_model), options, ctx)
     except InterpError as err:
         return MethodResult(method.name, fitted_to, time.perf_counter() - start,
                             error=str(err).splitlines()[0] if str(err) else type(err).__name__,

@@ -221,12 +221,17 @@ def surrogate_of(estimator: Any, studied: StudiedModel) -> tuple[Any, str]:
 
 
 def rows_for(estimator: Any, frame: Any, encoded: np.ndarray, studied: StudiedModel) -> Any:
-    """Rows as ``estimator`` takes them: the user's columns when it was fitted on them, else
-    interp's encoding (a DataFrame with its names)."""
+    """Rows as ``estimator`` takes them: the user's columns it was fitted on, or those of
+    interp's encoding (a method may leave out columns that were constant where it was fitted),
+    by name and in its order; interp's encoding as it is for an estimator without names."""
     import pandas as pd
 
     names = getattr(estimator, "feature_names_in_", None)
-    if names is not None and [str(n) for n in names] == [str(c) for c in frame.columns]:
-        return frame
-    columns = list(studied.data.feature_names)
-    return pd.DataFrame(encoded, columns=columns, index=frame.index)
+    encoded = pd.DataFrame(encoded, columns=list(studied.data.feature_names), index=frame.index)
+    if names is None:
+        return encoded
+    names = [str(n) for n in names]
+    for table in (frame.rename(columns=str), encoded):  # the columns it was fitted on, in its order
+        if set(names) <= set(table.columns):
+            return table[names]
+    return encoded

@@ -45,18 +45,31 @@ class RulesOnColumns:
     def for_rows(self, X) -> list[RowExplanation]:
         return rule_rows(self, X)
 
+    def sources(self) -> dict[str, str]:
+        """The user's column each 0/1 column of the binariser comes from (``age>50.5`` from
+        ``age``, ``colour=red`` from ``colour``: the longest column name it starts with, before
+        ``>`` or ``=``); empty without a binariser."""
+        if self.binarizer is None:
+            return {}
+        columns = sorted((str(c) for c in self.binarizer.columns_), key=len, reverse=True)
+        out = {}
+        for name in map(str, self.binarizer.get_feature_names_out()):
+            out[name] = next((c for c in columns if name[len(c):len(c) + 1] in (">", "=") and name.startswith(c)), name)
+        return out
+
 
 def rule_rows(model: RulesOnColumns, X) -> list[RowExplanation]:
     """Per row: the SVM's decision value as its intercept plus the parts of the ``TOP_FEATURES``
-    logical features it weights most (each split equally among the 0/1 columns it reads) and
-    the rest as one "other rules" amount; beside it, the rule of the rule model that decides
-    the row."""
+    logical features it weights most (each split equally among the 0/1 columns it reads, and
+    so among the user's columns they come from: ``RulesOnColumns.sources``) and the rest as one
+    "other rules" amount; beside it, the rule of the rule model that decides the row."""
     import pandas as pd
 
     binary = model.binary(X)
     parts = rule_contributions(model.svm, binary, top=TOP_FEATURES)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(binary))
     decided_labels = model.svm.predict_rules(binary)
+    sources = model.sources()
     texts = [f"rule {k + 1}, if {rule}" for k, rule in enumerate(parts.rules)] + ["the default (no rule holds)"]
     out = []
     for i in range(len(binary)):
@@ -66,7 +79,8 @@ def rule_rows(model: RulesOnColumns, X) -> list[RowExplanation]:
         contributions: dict[str, float] = {}
         for piece in pieces[:-1]:
             for name in piece.features:
-                contributions[name] = contributions.get(name, 0.0) + piece.value / len(piece.features)
+                column = sources.get(name, name)
+                contributions[column] = contributions.get(column, 0.0) + piece.value / len(piece.features)
         contributions["other rules"] = float(parts.other[i])
         decided = int(parts.decided_by[i])
         label = model.classes_[int(decided_labels[i])]

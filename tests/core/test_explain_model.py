@@ -177,3 +177,17 @@ def test_report_model_needs_trust(shop, tmp_path, run):
     df.to_csv(tmp_path / "shop.csv", index=False)
     result = run("report", "--model", tmp_path / "m.joblib", "--data", tmp_path / "shop.csv", "--target", "bought")
     assert result.exit_code == 2 and "--trust-model-file" in result.output
+
+
+def test_a_column_constant_on_the_fitting_rows_is_left_to_the_methods_that_ask_the_model(shop):
+    """Facets refuses a constant column; interp.explain gives the methods that fit the data a
+    table without it (the card's model still takes the rest by name), and the methods that ask
+    the model every column the model takes."""
+    df, X = shop
+    X = X.assign(country=1)  # one value on every row
+    model = _pipeline(HistGradientBoostingClassifier(max_iter=20, random_state=0)).fit(X, df.bought)
+    result = interp.explain(model, X, df.bought, methods=["facets", "symbolic"], options=FAST, quiet=True)
+    assert all(r.explanation is not None for r in result.results), [r.error for r in result.results]
+    assert "country" not in result["facets"].estimator.feature_names_in_
+    assert 0.5 <= result.results[0].fidelity.agreement <= 1
+    assert result.for_rows([0]).by_method["facets"][0].check()
