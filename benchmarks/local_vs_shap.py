@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--here", action="store_true", help="run in this interpreter (shap installed)")
     args = parser.parse_args()
     print(f"| data | model | method | fidelity | top-{TOP} shared with SHAP (median) | Spearman of |values| "
-          "(median) | ms per row | SHAP ms per row |")
+          "(median) | ms per row, every method's rows | SHAP ms per row |")
     print("|---|---|---|---|---|---|---|---|")
     for name in ("breast-cancer", "diabetes", "heart"):
         if load(name) is None:

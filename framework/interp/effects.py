@@ -120,26 +120,32 @@ def _model_output(studied):
 
 def _method_output(result, explained):
     """A function of encoded rows giving a method's output on the model's scale (its
-    probability of the positive class, or its prediction), or None when its result makes no
-    predictions, no probabilities, or explains a regressor's decision rather than its number."""
+    probability of the positive class, or 1 where it predicts that class and 0 elsewhere for a
+    result without probabilities, such as a rule list, whose mean over the rows is then the share
+    it puts in the class; a regressor's prediction), or None when its result makes no
+    predictions or explains a regressor's decision rather than its number."""
+    from .preprocessing import class_name
     from .studied import rows_for, surrogate_of
 
     studied = explained.studied
     surrogate, _ = surrogate_of(result.explanation.estimator, studied)
     if surrogate is None:
         return None
-    classes = [str(c) for c in getattr(surrogate, "classes_", [])]
+    classes = [class_name(c) for c in getattr(surrogate, "classes_", [])]  # a 0/1 target may be read as 0.0/1.0
     positive = str(studied.classes_[1]) if explained.task == "classification" else None
-    if positive is not None and not (hasattr(surrogate, "predict_proba") and positive in classes):
+    if positive is not None and positive not in classes:
         return None
     if positive is None and classes:
         return None  # a class of a regressor's decision is not on the prediction's scale
+    probabilities = hasattr(surrogate, "predict_proba")
 
     def output(X):
         rows = rows_for(surrogate, studied.raw_rows(X), X, studied)
         if positive is None:
             return np.asarray(surrogate.predict(rows), dtype=float)
-        return np.asarray(surrogate.predict_proba(rows))[:, classes.index(positive)]
+        if probabilities:
+            return np.asarray(surrogate.predict_proba(rows))[:, classes.index(positive)]
+        return np.array([class_name(c) == positive for c in surrogate.predict(rows)], dtype=float)  # a rule list
 
     return output
 
