@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from interp import InputError
 from interp.display import ExplainedEstimator
+from interp.preprocessing import class_name
 
 from .snap import on_grid
 
@@ -212,8 +213,8 @@ def _card_outcome(card: CardModel, total: float) -> str:
     value = card.scale() * total + card.intercept()
     if not card.classifier:
         return f"total {total:g}: prediction {value:.4g}"
-    classes = card.estimator.classes_
-    return f"total {total:g}: risk of {classes[1]} {expit(value):.1%}; predict {classes[int(value > 0)]}"
+    negative, positive = (class_name(c) for c in card.estimator.classes_)
+    return f"total {total:g}: risk of {positive} {expit(value):.1%}; predict {positive if value > 0 else negative}"
 
 
 def card_frame(model) -> pd.DataFrame:

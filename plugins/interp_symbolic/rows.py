@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from interp.local import Piece, RowExplanation
+from interp.preprocessing import class_name
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .contributions import term_contributions
@@ -40,7 +41,7 @@ def formula_rows(est, X) -> list[RowExplanation]:
 
 def _output_name(est) -> str:
     if hasattr(est, "classes_"):
-        return f"the formula's logit of P(y={est.classes_[1]})"
+        return f"the formula's logit of P(y={class_name(est.classes_[1])})"
     return "the formula's logit" if getattr(est, "_logit_link", False) else "the formula's value"
 
 
@@ -49,4 +50,4 @@ def _outcome(est, value: float) -> str:
     if not hasattr(est, "classes_"):
         return ""
     p = 1.0 / (1.0 + np.exp(-value))
-    return f"P(y={est.classes_[1]}) = {p:.1%}; predict {est.classes_[int(value > 0)]}"
+    return f"P(y={class_name(est.classes_[1])}) = {p:.1%}; predict {class_name(est.classes_[int(value > 0)])}"
