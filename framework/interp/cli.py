@@ -31,7 +31,7 @@ from .registry import CATALOGUES, PluginCommand, PluginWarning, get_registry, li
 from .registry import commands as plugin_commands
 from .runner import PluginBug, RunContext, run_method, save_result
 from .runs import check_run_folder, load_run
-from .report import anchors, model_page_html, page_html
+from .report import NO_MODEL, anchors, model_page_html, page_html
 from .scaffold import KINDS, new_plugin
 from .studied import model_name
 from .terminal import visible
@@ -612,7 +612,7 @@ def report_command(data: str | None, target: str | None, dataset: str | None, mo
         if failure is not None:
             failures[name] = failure
             echo(f"failed: {name}: {visible(str(failure), one_line=True)}", err=True)
-    page = _write_page(Path(out), page_html(parts, f"interp report: {loaded.name}"))
+    page = _write_page(Path(out), page_html(parts, f"interp report: {loaded.name}", NO_MODEL))
     _report_done(page, {name: isinstance(f, PluginBug) for name, f in failures.items()})
 
 

@@ -131,22 +131,30 @@ def sections_html(sections: Iterable, figures: dict) -> str:
 
 
 def explanation_html(exp: Explanation, anchor: str | None = None) -> str:
-    """One explanation as an HTML ``<section>``: header, metrics, sections, parameters; its id
-    is ``anchor`` (default: made from the method's name by ``anchors``)."""
+    """One explanation as an HTML ``<section>``: header, the method's own sections, then its
+    metrics and parameters folded away (``internals_html``); its id is ``anchor`` (default:
+    made from the method's name by ``anchors``)."""
     name = exp.method or exp.plugin
     anchor = anchor or anchors([name])[0]
     parts = [f'<section id="{html.escape(anchor)}"><h2>{html.escape(name)}</h2>',
              f'<p class="meta">plugin {html.escape(exp.plugin)} {html.escape(exp.version)} &middot; data set '
-             f"{html.escape(exp.dataset)}</p>"]
-    parts.append("<h3>Metrics</h3>" + _pairs(exp.metrics, ("metric", "value")))
-    if exp.sections or not exp.text:
-        parts.append(sections_html(exp.sections, exp.figures))
-    else:
-        parts.append(f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>")
-        parts.append(sections_html((), exp.figures))
-    parts.append("<h3>Parameters</h3>" + _pairs(exp.params, ("parameter", "value")))
-    parts.append("</section>")
+             f"{html.escape(exp.dataset)}</p>", body_html(exp), internals_html(exp), "</section>"]
     return "\n".join(p for p in parts if p)
+
+
+def body_html(exp: Explanation) -> str:
+    """What a person reads of an explanation: its sections (its text when it has none) and its
+    figures."""
+    if exp.sections or not exp.text:
+        return sections_html(exp.sections, exp.figures)
+    return f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>" + sections_html((), exp.figures)
+
+
+def internals_html(exp: Explanation) -> str:
+    """An explanation's metrics and parameters, in a ``<details>`` element: figures for a
+    second look (grid points, iterations, integrity), not the first screen."""
+    return _details("metrics and parameters", _pairs(exp.metrics, ("metric", "value"))
+                    + _pairs(exp.params, ("parameter", "value")))
 
 
 def failure_html(failure: Failure, anchor: str | None = None) -> str:
@@ -156,8 +164,14 @@ def failure_html(failure: Failure, anchor: str | None = None) -> str:
             f'<p class="failed">failed: {html.escape(failure.message)}</p></section>')
 
 
-def page_html(parts: Iterable[Part], title: str) -> str:
-    """The report page: the navigation, each method's section, the versions at the end."""
+#: what a report made without a model says first: whose model each section explains
+NO_MODEL = ("No model was given: each method fitted a model of its own to the data, and explains that one, not a "
+            "model of yours. To explain your model, give it: interp report --model FILE --trust-model-file ...")
+
+
+def page_html(parts: Iterable[Part], title: str, intro: str = "") -> str:
+    """The report page: the navigation, ``intro`` (a paragraph), each method's section, the
+    versions at the end."""
     from .version import __version__
 
     parts = list(parts)
@@ -166,18 +180,20 @@ def page_html(parts: Iterable[Part], title: str) -> str:
     return visible_html(  # what would make a name read as another, shown visibly (interp.markup)
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><nav>{nav}</nav>\n" + "\n".join(p.html for p in parts)
+        f"<h1>{html.escape(title)}</h1><nav>{nav}</nav>\n" + (f"<p>{html.escape(intro)}</p>\n" if intro else "")
+        + "\n".join(p.html for p in parts)
         + f'\n<footer class="meta"><p>{html.escape(versions)}</p></footer></body></html>\n'
     )
 
 
 def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
-    """The report page of explanations and failures, a section each (see ``page_html``)."""
+    """The report page of explanations and failures, a section each (see ``page_html``), each
+    method having fitted the data (``NO_MODEL``)."""
     results = list(results)
     labels = [r.method if isinstance(r, Failure) else (r.method or r.plugin) for r in results]
     parts = [Part(label, anchor, failure_html(r, anchor) if isinstance(r, Failure) else explanation_html(r, anchor))
              for r, label, anchor in zip(results, labels, anchors(labels))]
-    return page_html(parts, title)
+    return page_html(parts, title, NO_MODEL)
 
 
 def _details(summary: str, body: str) -> str:
@@ -194,12 +210,7 @@ def _model_method_html(result, anchor: str) -> str:
     exp = result.explanation
     flag = ' class="failed"' if result.fidelity.low else ""
     parts = [head, fitted, f"<p{flag}>Fidelity on the held-out rows: {html.escape(result.fidelity.text())}.</p>"]
-    if exp.sections or not exp.text:
-        parts.append(sections_html(exp.sections, exp.figures))
-    else:
-        parts.append(f"<pre>{html.escape(exp.text)}</pre>" + sections_html((), exp.figures))
-    parts.append(_details("metrics and parameters", _pairs(exp.metrics, ("metric", "value"))
-                          + _pairs(exp.params, ("parameter", "value"))))
+    parts += [body_html(exp), internals_html(exp)]
     meta = f"plugin {exp.plugin} {exp.version}"
     parts.append(f'<p class="meta">{html.escape(meta)}</p></section>')
     return "\n".join(p for p in parts if p)

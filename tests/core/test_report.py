@@ -144,3 +144,13 @@ def test_a_report_where_every_method_ran_exits_0(tmp_path):
         result = CliRunner().invoke(cli, ["report", "--dataset", "diabetes", "--plugins", "plotter",
                                           "--out", str(tmp_path), "--quiet"])
     assert result.exit_code == 0 and result.stdout.strip() == f"wrote {tmp_path / 'report.html'}"
+
+
+def test_a_report_without_a_model_says_each_method_fitted_the_data(run, tmp_path):
+    """Without --model, the page says first that no model of the user's is explained; each
+    section then shows the method's own reading before its metrics, folded away."""
+    result = run("report", "--dataset", "breast-cancer", "--methods", "featurevec", "--out", tmp_path / "r", "--quiet")
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "r" / "report.html").read_text()
+    assert "No model was given: each method fitted a model of its own to the data" in page
+    assert page.index("<figure>") < page.index("<summary>metrics and parameters</summary>")
