@@ -124,7 +124,7 @@ def _method_output(result, explained):
     result without probabilities, such as a rule list, whose mean over the rows is then the share
     it puts in the class; a regressor's prediction), or None when its result makes no
     predictions or explains a regressor's decision rather than its number."""
-    from .preprocessing import class_name
+    from .preprocessing import class_name, class_names
     from .studied import rows_for, surrogate_of
 
     studied = explained.studied
@@ -145,7 +145,7 @@ def _method_output(result, explained):
             return np.asarray(surrogate.predict(rows), dtype=float)
         if probabilities:
             return np.asarray(surrogate.predict_proba(rows))[:, classes.index(positive)]
-        return np.array([class_name(c) == positive for c in surrogate.predict(rows)], dtype=float)  # a rule list
+        return (class_names(surrogate.predict(rows)) == positive).astype(float)  # a rule list: 0 or 1
 
     return output
 

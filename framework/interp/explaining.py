@@ -20,7 +20,7 @@ import numpy as np
 from .data import Dataset, from_arrays, from_frame
 from .errors import InputError, InterpError
 from .fidelity import Fidelity, measure_fidelity
-from .preprocessing import class_name
+from .preprocessing import class_names
 from .results import Explanation, Table, Text, format_value
 from .studied import ModelOutputs, StudiedModel, model_name, rows_for
 
@@ -417,7 +417,7 @@ def _model_score(studied: StudiedModel, data: Dataset, held: np.ndarray) -> dict
     predicted = np.asarray(studied.model.predict(rows))
     truth = data.y[held]
     if studied.task == "classification":
-        same = np.array([class_name(a) == class_name(b) for a, b in zip(predicted, truth)])
+        same = class_names(predicted) == class_names(truth)
         return {"accuracy": float(same.mean())}
     truth = truth.astype(float)
     var = float(np.var(truth))

@@ -8,7 +8,7 @@ import attrs
 import numpy as np
 
 from .data import Dataset
-from .preprocessing import class_name
+from .preprocessing import class_name, class_names
 from .studied import StudiedModel, rows_for, surrogate_of
 
 #: below these the summary says in words that an explanation does not follow the model
@@ -69,12 +69,13 @@ def measure_fidelity(estimator: Any, studied: StudiedModel, data: Dataset, held:
         var = float(np.var(truth))
         r2 = 1 - float(np.mean((predicted.astype(float) - truth) ** 2)) / var if var > 0 else None
         return Fidelity(len(held), r2=r2)
-    own = {class_name(c) for c in getattr(surrogate, "classes_", np.unique(predicted))}
-    if not own & {class_name(t) for t in truth}:
+    predicted, truth = class_names(predicted), class_names(truth)
+    own = set(class_names(getattr(surrogate, "classes_", predicted)))
+    if not own & set(truth):
         return Fidelity(len(held), note=f"not measured: its classes ({', '.join(sorted(own)[:4])}) are not the model's")
-    agreement = float(np.mean([class_name(p) == class_name(t) for p, t in zip(predicted, truth)]))
+    agreement = float(np.mean(predicted == truth))
     score = _positive_score(surrogate, rows, positive)
-    is_positive = np.array([class_name(t) == positive for t in truth])
+    is_positive = truth == positive
     auc = (float(roc_auc_score(is_positive, score)) if score is not None and 0 < is_positive.sum() < len(truth)
            else None)
     return Fidelity(len(held), agreement=agreement, auc=auc)

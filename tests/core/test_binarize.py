@@ -128,3 +128,12 @@ def test_a_column_named_like_another_columns_level_is_refused_by_the_tabular_bin
     frame = pd.DataFrame({"c": ["red", "blue"] * 10, "c=red": [0, 1] * 10})
     with pytest.raises(ValueError, match="the columns 'c' and 'c=red' both give a feature named 'c=red'"):
         TabularBinarizer().fit(frame)
+
+
+@given(st.one_of(st.lists(st.floats(-5, 5, allow_nan=False).map(lambda v: round(v, 1)), max_size=30),
+                 st.lists(st.sampled_from(["yes", "no", "1", "0.0"]), max_size=30),
+                 st.lists(st.integers(-3, 3), max_size=30)))
+def test_class_names_name_every_value_as_class_name_does(values):
+    from interp.preprocessing import class_name, class_names
+
+    assert list(class_names(values)) == [class_name(v) for v in np.asarray(values)]
