@@ -449,7 +449,7 @@ def _table_of(loaded: Dataset) -> tuple[Any, Any]:
     """The user's columns of a loaded data set and its target, named, for ``interp.explain``."""
     import pandas as pd
 
-    frame = loaded.raw if loaded.raw is not None else loaded.frame()
+    frame = loaded.table()
     return frame, None if loaded.y is None else pd.Series(loaded.y, name=loaded.target_name)
 
 

@@ -123,6 +123,11 @@ class Dataset:
 
         return pd.DataFrame(self.X, columns=list(self.feature_names))
 
+    def table(self) -> pd.DataFrame:
+        """The user's own columns: ``raw`` as read (text columns included), or ``frame()`` for
+        data given as arrays."""
+        return self.raw if self.raw is not None else self.frame()
+
     def check_complete(self) -> None:
         """Raise an InputError naming the first missing number (for a method that cannot take
         missing values; see ``load_dataset(..., missing=True)``)."""
@@ -236,6 +241,12 @@ class _Encoded(NamedTuple):
     one_hot: tuple[tuple[int, ...], ...]
 
 
+def level_text(series: pd.Series) -> pd.Series:
+    """A text column's cells as the names of their levels: stripped, a missing cell as
+    ``missing`` (the one-hot encoding's column ``col=level`` holds where the cell is ``level``)."""
+    return series.astype(object).where(series.notna(), "missing").astype(str).str.strip()
+
+
 def _encode(features: pd.DataFrame) -> _Encoded:
     columns, names, categorical, one_hot = [], [], [], []
     for col in features.columns:
@@ -246,7 +257,7 @@ def _encode(features: pd.DataFrame) -> _Encoded:
             names.append(str(col))
             continue
         categorical.append(str(col))
-        levels = series.astype(object).where(series.notna(), "missing").astype(str).str.strip()
+        levels = level_text(series)
         first = len(names)
         for level in sorted(levels.unique()):
             columns.append((levels == level).to_numpy(dtype=float)[:, None])

@@ -129,7 +129,7 @@ class ModelExplanation:
         bad = [r for r in positions if not 0 <= r < data.n_samples]
         if bad:
             raise InputError(f"row {bad[0]} is not in the table (rows 0 to {data.n_samples - 1})")
-        raw = data.raw if data.raw is not None else data.frame()
+        raw = data.table()
         return raw.iloc[positions], data.X[positions]
 
     def effects(self, features: list[str] | None = None, k: int = 4) -> list:
@@ -270,7 +270,7 @@ def _method_data(data: Dataset, rows: np.ndarray, y: np.ndarray, keep_columns: b
     if keep_columns:
         raw = None if data.raw is None else data.raw.iloc[rows].reset_index(drop=True)
         return attrs.evolve(data, X=data.X[rows], y=np.asarray(y)[rows], raw=raw)
-    raw = (data.raw if data.raw is not None else data.frame()).iloc[rows].reset_index(drop=True)
+    raw = data.table().iloc[rows].reset_index(drop=True)
     varying = [c for c in raw.columns if raw[c].nunique(dropna=False) > 1]
     if not varying:
         raise InputError("every column is constant on the fitting rows: there is nothing to explain")
@@ -337,7 +337,7 @@ def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None 
     results = tuple(_run_one(study, registered[m], (options or {}).get(m), ctx) for m in names)
     classification = outputs.task == "classification"
     return ModelExplanation(
-        data=data.name, n_rows=data.n_samples, n_columns=len(_columns(data)), target=data.target_name,
+        data=data.name, n_rows=data.n_samples, n_columns=data.table().shape[1], target=data.target_name,
         model=model_name(model), task=outputs.task, decision=_decision_words(outputs, study.decision, data.target_name),
         output_name=f"P({data.target_name or 'y'}={study.decision.positive})" if classification else "prediction",
         held_out=len(held), model_score=_model_score(studied, data, held), results=results,
@@ -380,10 +380,6 @@ def _model_columns(model: Any, X: Any) -> tuple[Any, list[str]]:
         raise InputError(f"the data lacks column {missing[0]!r} that the model was fitted on"
                          + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
     return X[names], [c for c in X.columns if c not in set(names)]
-
-
-def _columns(data: Dataset) -> list[str]:
-    return list(data.raw.columns) if data.raw is not None else list(data.feature_names)
 
 
 def _decision_words(outputs: ModelOutputs, decision: Decision, target: str) -> str:

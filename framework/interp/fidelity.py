@@ -58,7 +58,7 @@ def measure_fidelity(estimator: Any, studied: StudiedModel, data: Dataset, held:
     surrogate, note = surrogate_of(estimator, studied)
     if surrogate is None:
         return Fidelity(len(held), note=note)
-    raw = data.raw if data.raw is not None else data.frame()
+    raw = data.table()
     rows = rows_for(surrogate, raw.iloc[held].reset_index(drop=True), data.X[held], studied)
     try:
         predicted = np.asarray(surrogate.predict(rows))

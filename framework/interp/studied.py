@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .data import Dataset, columns_for_model
+from .data import Dataset, columns_for_model, level_text
 from .errors import InputError
 from .preprocessing import class_name
 
@@ -35,12 +35,6 @@ def model_name(model: Any) -> str:
     if steps:
         return f"{type(model).__name__}({type(steps[-1][1]).__name__})"
     return type(model).__name__
-
-
-def _raw_frame(data: Dataset):
-    """The user's columns of ``data`` as a DataFrame (the encoded ones when it was made from
-    arrays)."""
-    return data.raw if data.raw is not None else data.frame()
 
 
 @attrs.frozen
@@ -82,7 +76,7 @@ class StudiedModel:
     def __attrs_post_init__(self) -> None:
         if not hasattr(self.model, "predict"):
             raise InputError(f"the model ({type(self.model).__name__}) has no predict method: give a fitted model")
-        raw = _raw_frame(self.data)
+        raw = self.data.table()
         self._columns = columns_for_model(self.model, list(raw.columns), "the model")
         self.feature_names_in_ = np.array(self.data.feature_names, dtype=object)
         self.n_features_in_ = len(self.data.feature_names)
@@ -155,7 +149,7 @@ class StudiedModel:
         """Rows in the user's columns (a DataFrame) in interp's encoding of ``data``: a number
         as it is, a text column as its levels' 0/1 columns (an unseen level: all 0)."""
         data = self.data
-        raw_columns = list(_raw_frame(data).columns)
+        raw_columns = list(data.table().columns)
         missing = [c for c in raw_columns if c not in frame.columns]
         if missing:
             raise InputError(f"the rows lack column {missing[0]!r} of the data")
@@ -165,7 +159,7 @@ class StudiedModel:
         for column in raw_columns:
             values = frame[column]
             if column in groups:
-                text = values.astype(object).where(values.notna(), "missing").astype(str).str.strip().to_numpy()
+                text = level_text(values).to_numpy()
                 for j in groups[column]:
                     out[:, j] = text == data.feature_names[j].split("=", 1)[1]
             else:
