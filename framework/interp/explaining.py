@@ -65,6 +65,8 @@ class ModelExplanation:
     output_name: str = "output"
     studied: StudiedModel | None = attrs.field(default=None, eq=False, repr=False)
     held_rows: np.ndarray | None = attrs.field(default=None, eq=False, repr=False)
+    #: the model's output (``output_name``) on every row of the table, computed once by ``explain``
+    model_scores: np.ndarray | None = attrs.field(default=None, eq=False, repr=False)
 
     def __getitem__(self, method: str) -> Explanation:
         for result in self.results:
@@ -147,12 +149,12 @@ class ModelExplanation:
 
     def model_output(self, row: int) -> float:
         """The model's output (``output_name``) for the row at position ``row``."""
-        return float(self.studied.outputs(self.studied.data.X[[row]]).scores[0])
+        return float(self.model_scores[row])
 
     def least_certain_row(self) -> int:
         """The held-out row where the model is least sure: its probability nearest 1/2, or for
         a regressor its prediction nearest the median of the held-out predictions."""
-        scores = self.studied.outputs(self.studied.data.X[self.held_rows]).scores
+        scores = self.model_scores[self.held_rows]
         centre = 0.5 if self.task == "classification" else float(np.median(scores))
         return int(self.held_rows[int(np.argmin(np.abs(scores - centre)))])
 
@@ -341,7 +343,7 @@ def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None 
         model=model_name(model), task=outputs.task, decision=_decision_words(outputs, study.decision, data.target_name),
         output_name=f"P({data.target_name or 'y'}={study.decision.positive})" if classification else "prediction",
         held_out=len(held), model_score=_model_score(studied, data, held), results=results,
-        left_out=tuple(left_out), studied=studied, held_rows=held)
+        left_out=tuple(left_out), studied=studied, held_rows=held, model_scores=outputs.scores)
 
 
 def _run_one(study: Study, method, options: dict | None, ctx) -> MethodResult:
