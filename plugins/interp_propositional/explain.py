@@ -182,9 +182,12 @@ def top_features(formula, X, coef, top: int = 5, reference=None, max_enumerate: 
     """The ``top`` logical features with the largest |w_F| as (leaf assignment, weight) pairs,
     and whether the list is exact (every feature enumerated; else a local search found them).
     With ``distinct``, a feature true on every ``reference`` row or on none is left out (it
-    says nothing of a row: ``x | ~x``), and so is a feature that differs from one listed before on at most ``near`` of the
-    ``reference`` rows (default X; 0: equal on all of them) is left out: the larger weight of
-    near duplicates speaks for both.  See `top_rules`."""
+    says nothing of a row: ``x | ~x``), and so is a feature that differs from one listed before
+    on at most ``near`` of the ``reference`` rows (default X; 0: equal on all of them): the
+    larger weight of near duplicates speaks for both.  See `top_rules`.
+
+    Eleven parameters: the search's knobs, which `top_rules`, the rule model's candidates and
+    `rule_contributions` each set differently; a settings record would be built at each call."""
     node = parse(formula, operators)
     Xb = check_binary(X).astype(bool)
     coef = np.asarray(coef, dtype=float)
