@@ -18,12 +18,6 @@ ROOT = Path(__file__).parents[1]
 #: (folder on sys.path, package folder) of the core and of each built-in plugin
 PACKAGES = [(ROOT / "framework", ROOT / "framework" / "interp")] + [
     (ROOT / "plugins", folder) for folder in sorted((ROOT / "plugins").iterdir()) if (folder / "__init__.py").exists()]
-#: circles known and left for now, each with why (a new one fails the test; a fixed one too,
-#: so that this list only shrinks)
-KNOWN = {
-    frozenset({"interp.report", "interp.results"}):
-        "Explanation._repr_html_ (results) draws with the report's explanation_html",
-}
 
 
 def module_files() -> dict[str, Path]:
@@ -124,12 +118,10 @@ def _described(component: frozenset[str], graph: dict[str, dict[str, int]]) -> s
                      for b in sorted(graph[a]) if b in component)
 
 
-def test_there_is_no_import_circle_but_the_known_ones():
+def test_there_is_no_import_circle():
     graph = import_graph()
     found = circles(graph)
-    new = [c for c in found if c not in KNOWN]
-    assert not new, "import circles: " + " | ".join(_described(c, graph) for c in new)
-    assert set(KNOWN) <= set(found), f"fixed, remove from KNOWN: {set(KNOWN) - set(found)}"
+    assert not found, "import circles: " + " | ".join(_described(c, graph) for c in found)
 
 
 @pytest.mark.parametrize("sources, circle", [

@@ -15,8 +15,9 @@ from .explaining import ModelExplanation, explain
 from .hookspecs import hookimpl, hookspec
 from .plugin import Plugin
 from .registry import get_registry, plugin_manager
-from .results import Explanation, Figure, Formula, Table, Text
+from .results import Explanation
 from .runner import RunContext
+from .sections import Figure, Formula, Table, Text
 
 __all__ = [
     "__version__",

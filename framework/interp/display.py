@@ -4,7 +4,7 @@ A plugin's estimator mixes in ``ExplainedEstimator`` and says what a fitted mode
 ``_display()``: a ``Display`` of typed sections (``Text``, ``Table``, ``Formula``, ``Figure``),
 usually the ones its ``render.py`` already builds for the method's explanation.  Jupyter (and
 JupyterLab, VS Code, Colab, nbviewer) then shows the fitted model as static HTML, from
-``interp.report.sections_html``, the renderer of the HTML report: every string escaped, plots
+``interp.fragments.sections_html``, the renderer of the HTML report: every string escaped, plots
 inline PNG, no script.  ``text/plain`` is the same sections as the terminal prints them.  An
 unfitted estimator keeps scikit-learn's own display.
 """
@@ -18,7 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .markup import visible_html
-from .results import Table, _sections, render_sections
+from .sections import Table, _sections, render_sections
 from .terminal import visible
 
 __all__ = ["Display", "ExplainedEstimator", "display_html", "display_text"]
@@ -47,9 +47,9 @@ def _parameters(estimator) -> Table:
 
 
 def display_html(display: Display, estimator=None) -> str:
-    """``display`` as an HTML fragment: the title, the sections (``interp.report.sections_html``)
+    """``display`` as an HTML fragment: the title, the sections (``interp.fragments.sections_html``)
     and, for an ``estimator``, its parameters folded away (a ``<details>`` element)."""
-    from .report import sections_html
+    from .fragments import sections_html
 
     parts = [f'<div class="interp-display"><h3>{html.escape(display.title)}</h3>',
              sections_html(display.sections, display.figures)]

@@ -21,7 +21,8 @@ from .data import Dataset, from_arrays, from_frame
 from .errors import InputError, InterpError
 from .fidelity import Fidelity, measure_fidelity
 from .preprocessing import class_names
-from .results import Explanation, Table, Text, format_value
+from .results import Explanation
+from .sections import Table, Text, format_value
 from .studied import ModelOutputs, StudiedModel, model_name, rows_for
 
 FIT_TO = ("model", "data")
@@ -96,7 +97,7 @@ class ModelExplanation:
                 + (f"\ncolumns the model does not read, left out: {', '.join(self.left_out)}" if self.left_out else ""))
 
     def summary(self) -> str:
-        from .results import render_sections
+        from .sections import render_sections
 
         return self.headline() + "\n\n" + render_sections((self.summary_table(),))
 
@@ -192,7 +193,7 @@ class RowsExplained:
 
     def text(self) -> str:
         """Each row, each method's account of it."""
-        from .results import render_sections
+        from .sections import render_sections
 
         blocks = []
         for i, label in enumerate(self.rows):

@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from .results import Table, Text, to_jsonable
+from .sections import Table, Text, to_jsonable
 
 #: the features a waterfall and a table show one by one; the rest are one bar, "N other features"
 TOP_FEATURES = 10
@@ -98,7 +98,7 @@ class RowExplanation:
 
     def text(self) -> str:
         """The plain-text account a terminal prints."""
-        from .results import render_sections
+        from .sections import render_sections
 
         lines = [self.outcome] if self.outcome else []
         if self.note:

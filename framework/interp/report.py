@@ -1,26 +1,24 @@
 """One self-contained HTML page for several explanations: no network, plots inlined as PNG.
 
-This module is the only producer of HTML in interp (the report page, and the fragments a
-notebook displays), and the trust boundary for it: every string from a method or from the data
-is escaped, ids and links are made from the names (``anchors``), images are PNG data the core
-draws itself, and a ``Formula``'s MathML is never inserted as given but written anew from the
-allow-lists of ``interp.markup`` (``clean_mathml``; the plain formula is shown when it cannot
-be).  ``interp.markup.audit`` checks a page against the same lists.
+This module and ``interp.fragments`` (the sections and one explanation's section, which a
+notebook also displays) are the only producers of HTML in interp, and the trust boundary for
+it: every string from a method or from the data is escaped, ids and links are made from the
+names (``anchors``), images are PNG data the core draws itself, and a ``Formula``'s MathML is
+never inserted as given but written anew from the allow-lists of ``interp.markup``
+(``clean_mathml``).  ``interp.markup.audit`` checks a page against the same lists.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import platform
-import re
 from typing import Iterable
 
 import attrs
 
-from .markup import clean_mathml, visible_html
-from .results import Explanation, Figure, Formula, Table, format_value
+from .fragments import anchors, body_html, explanation_html, internals_html, png_data, sections_html
+from .markup import visible_html
+from .results import Explanation
 
 
 @attrs.frozen
@@ -52,109 +50,6 @@ figure{margin:1rem 0}img{max-width:100%;border:1px solid #eef1f4}.failed{color:#
 .formula{font-size:1.1rem;overflow-x:auto;padding:.5rem 0}.meta{color:#5b6673;font-size:.9rem}
 .formula mtd{text-align:left}
 """
-
-
-def anchors(names: Iterable[str]) -> list[str]:
-    """One id per name, unique among them, for the page's sections and links and the run
-    folders beside the page: the name when it is only letters, digits, ``_``, ``.`` and ``-``
-    (and starts with neither ``.`` nor ``-``), otherwise those characters of it; a repeat gets
-    ``-2``, ``-3``."""
-    out: list[str] = []
-    for name in names:
-        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(name)).strip(".-") or "method"
-        anchor, k = base, 1
-        while anchor in out:
-            k += 1
-            anchor = f"{base}-{k}"
-        out.append(anchor)
-    return out
-
-
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def _png(figure) -> str:
-    """A figure as base64 PNG data: a matplotlib Figure drawn (its text literal), or the bytes
-    of a PNG file already drawn (a saved run's), checked to be PNG."""
-    from .plotting import save_png
-
-    if isinstance(figure, bytes):
-        if not figure.startswith(_PNG_SIGNATURE):
-            raise ValueError("a figure given as bytes must be PNG data")
-        return base64.b64encode(figure).decode("ascii")
-    buffer = io.BytesIO()
-    save_png(figure, buffer, dpi=100)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _pairs(rows: dict, header: tuple[str, str]) -> str:
-    if not rows:
-        return ""
-    return _html_table(header, [(str(k), format_value(v)) for k, v in rows.items()])
-
-
-def _html_table(columns, cells) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in cells)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def _render(section, figures: dict) -> str:
-    """One typed section as HTML: every string escaped, a formula's MathML written anew from the
-    allow-lists (``clean_mathml``), or its plain text when that cannot be done."""
-    title = f"<h3>{html.escape(section.title)}</h3>" if section.title else ""
-    if isinstance(section, Formula):
-        mathml = clean_mathml(section.mathml) if section.mathml else None
-        if mathml is not None:
-            return f'{title}<div class="formula"><math display="block">{mathml}</math></div>'
-        return f'{title}<pre class="formula">{html.escape(section.text)}</pre>'
-    if isinstance(section, Table):
-        return title + _html_table(section.columns, section.cells())
-    if isinstance(section, Figure):
-        if section.name not in figures:
-            return ""
-        caption = html.escape(section.title or section.name)
-        return (f'<figure><img alt="{caption}" src="data:image/png;base64,{_png(figures[section.name])}">'
-                f"<figcaption>{caption}</figcaption></figure>")
-    return f"{title}<pre>{html.escape(section.body)}</pre>"
-
-
-def sections_html(sections: Iterable, figures: dict) -> str:
-    """Typed sections (``Text``, ``Table``, ``Formula``, ``Figure``) as an HTML fragment;
-    ``figures`` maps a name to a matplotlib Figure or to the bytes of a PNG already drawn, and
-    those in no section follow at the end."""
-    sections = tuple(sections)
-    parts = [_render(section, figures) for section in sections]
-    shown = {s.name for s in sections if isinstance(s, Figure)}
-    parts += [_render(Figure(name), figures) for name in figures if name not in shown]
-    return "\n".join(p for p in parts if p)
-
-
-def explanation_html(exp: Explanation, anchor: str | None = None) -> str:
-    """One explanation as an HTML ``<section>``: header, the method's own sections, then its
-    metrics and parameters folded away (``internals_html``); its id is ``anchor`` (default:
-    made from the method's name by ``anchors``)."""
-    name = exp.method or exp.plugin
-    anchor = anchor or anchors([name])[0]
-    parts = [f'<section id="{html.escape(anchor)}"><h2>{html.escape(name)}</h2>',
-             f'<p class="meta">plugin {html.escape(exp.plugin)} {html.escape(exp.version)} &middot; data set '
-             f"{html.escape(exp.dataset)}</p>", body_html(exp), internals_html(exp), "</section>"]
-    return "\n".join(p for p in parts if p)
-
-
-def body_html(exp: Explanation) -> str:
-    """What a person reads of an explanation: its sections (its text when it has none) and its
-    figures."""
-    if exp.sections or not exp.text:
-        return sections_html(exp.sections, exp.figures)
-    return f"<h3>Result</h3><pre>{html.escape(exp.text)}</pre>" + sections_html((), exp.figures)
-
-
-def internals_html(exp: Explanation) -> str:
-    """An explanation's metrics and parameters, in a ``<details>`` element: figures for a
-    second look (grid points, iterations, integrity), not the first screen."""
-    return _details("metrics and parameters", _pairs(exp.metrics, ("metric", "value"))
-                    + _pairs(exp.params, ("parameter", "value")))
 
 
 def failure_html(failure: Failure, anchor: str | None = None) -> str:
@@ -196,10 +91,6 @@ def render_html(results: Iterable[Explanation | Failure], title: str) -> str:
     return page_html(parts, title, NO_MODEL)
 
 
-def _details(summary: str, body: str) -> str:
-    return f"<details><summary>{html.escape(summary)}</summary>{body}</details>" if body else ""
-
-
 def _model_method_html(result, anchor: str) -> str:
     """One method's section of a model's report: what it was fitted to and how faithfully
     (a low fidelity flagged), its own sections, then its metrics and parameters folded away."""
@@ -239,7 +130,7 @@ def one_row_html(result, row: int | None = None) -> str:
             lines.append(f"<p>{html.escape(one.outcome)}</p>")
         lines.append(sections_html([one.table(), *filter(None, [one.pieces_table()])], {}))
         lines.append(f'<figure><img alt="{html.escape(method)}: why this row" '
-                     f'src="data:image/png;base64,{_png(one.plot())}"></figure>')
+                     f'src="data:image/png;base64,{png_data(one.plot())}"></figure>')
     lines += [f"<h3>{html.escape(m)}</h3><p>{html.escape(why)}</p>" for m, why in explained.notes.items()]
     return "\n".join(lines)
 
@@ -257,7 +148,7 @@ def effects_html(result) -> str:
             f"kept: grey lines are the model's {html.escape(result.output_name)} row by row (ICE), black their "
             f"mean (partial dependence), dashed each method's mean on the same rows.</p><ul>{lines}</ul>"
             f'<figure><img alt="effect curves" src="data:image/png;base64,'
-            f'{_png(plot_effects(curves, result.output_name))}"></figure>')
+            f'{png_data(plot_effects(curves, result.output_name))}"></figure>')
 
 
 def model_sections_html(result) -> str:
