@@ -2,8 +2,10 @@
 
 The rows are split once.  Every method is fitted on the same fitting rows to what the model
 says of them (``StudiedModel``): a method that explains a model itself (``Method.explains_model``:
-symbolic, featurevec) gets the model, the others get its predicted classes as their target (or,
-for a regressor, the decision "prediction > t", t the median prediction unless given).  Each
+symbolic, featurevec) gets the model, the others get its predicted classes as their target; for
+a regressor, a method that takes a number (facets, ``Method.task`` "any" or "regression") gets
+its prediction, one that needs a class (propositional) the decision "prediction > t", t the
+median prediction unless given.  Each
 method's result is then compared with the model on the held-out rows, which no method saw:
 agreement with the model's classes and AUC against its probabilities, or R^2 against its
 predictions.  A fidelity below ``LOW_AGREEMENT`` / ``LOW_R2`` is flagged in words.
@@ -310,7 +312,8 @@ def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None 
     ``fit_to="data"``, which fits the methods that need a class (facets, propositional) to
     it instead of to the model's classes.  ``positive``: the class explained against the
     rest (default: the second of two classes, or the one the model predicts most often);
-    ``threshold``: the t of a regressor's decision "prediction > t" for those methods.
+    ``threshold``: the t of a regressor's decision "prediction > t" for the methods that
+    need a class (propositional).
     ``options``: per method, its options as ``interp run`` takes them (``{"symbolic":
     {"max_terms": 2}}``).  A method that cannot run on the data gets a line saying why; the
     others still run.
@@ -399,9 +402,10 @@ def _target_for(method, study: Study, name: str) -> tuple[np.ndarray, str, bool]
         return decision.labels, f"{name} itself (the method asks the model)", False
     if method.explains_model:
         return outputs.scores, f"{name} itself (the method asks the model)", True
+    takes_numbers = outputs.task == "regression" and method.task in ("regression", "any")
     if study.fit_to == "data" and not method.explains_model:
-        return study.data.y, "the data's target, not the model", False
-    if outputs.task == "regression" and method.task in ("regression", "any"):
+        return study.data.y, "the data's target, not the model", takes_numbers
+    if takes_numbers:
         return outputs.scores, f"{name}'s prediction", True
     if outputs.task == "regression":
         return decision.labels, f"{name}: {decision.words}", False

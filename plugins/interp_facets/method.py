@@ -1,6 +1,7 @@
 """The ``facets`` method of ``interp run``: data -> readable 0/1 features -> FacetsClassifier
-(at most ``max_rows`` rows by the card search, or at a fixed or CV-chosen (lam, gamma)) -> an
-Explanation with the score card and its risk table, the rounded baseline beside it, the plots
+for a binary target, FacetsRegressor for a numeric one (at most ``max_rows`` rows by the card
+search, or at a fixed or CV-chosen (lam, gamma)) -> an Explanation with the score card and its
+table (the risk, or the prediction, at every total), the rounded baseline beside it, the plots
 and the metrics."""
 
 from __future__ import annotations
@@ -10,19 +11,19 @@ from typing import Any
 
 import attrs
 import numpy as np
-from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.base import clone, is_regressor
+from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 
 from interp import Explanation, InputError
 from interp.data import check_finite
-from interp.preprocessing import binary_labels
+from interp.preprocessing import binary_labels, infer_task
 
-from .cv import FacetsClassifierCV, IntegrityWarning, grid_load
-from .estimators import FacetsClassifier
+from .cv import FacetsClassifierCV, FacetsRegressorCV, IntegrityWarning, grid_load
+from .estimators import FacetsClassifier, FacetsRegressor
 from .export import CardPipeline
 from .features import CardFeatures, card_features
 from .path import fit_path
-from .plots import plot_cv, plot_path, plot_risk
+from .plots import plot_cv, plot_path, plot_predictions, plot_risk
 from .problem import Objective
 from .render import method_sections, pool_payload
 from .scorecard import ScoreCard, no_card_reason, rounded_baseline, score_card
@@ -37,13 +38,13 @@ PATH_DECADES, PATH_POINTS, PATH_MAX_ITER = 1.5, 25, 500
 @attrs.frozen(eq=False)
 class Fit:
     """What the fitting step hands on: the ``estimator`` that ran (saved with ``--out``), the
-    delivered classifier ``model``, the (``lam``, ``gamma``) it was fitted at, its figures and,
+    delivered classifier (regressor) ``model``, the (``lam``, ``gamma``) it was fitted at, its figures and,
     after a CV, the grid's ``metrics``, its ``cv`` payload and whether it fell back to the most
     integral point (``fallback``) and, when the grid ran on a subsample, its rows (``cv_sample``,
     indices; None when it ran on all of them)."""
 
     estimator: Any
-    model: FacetsClassifier
+    model: FacetsClassifier | FacetsRegressor
     lam: float
     gamma: float
     figures: dict
@@ -55,14 +56,21 @@ class Fit:
 
 @attrs.frozen(eq=False)
 class Baseline:
-    """The rounded logistic regression the card is compared with: what it is, the card's grid
-    step it was rounded to, its own card and its accuracies."""
+    """The rounded logistic regression (least squares, for a regressor's card) the card is
+    compared with: what it is, the card's grid step it was rounded to, its own card and its
+    accuracies (R^2)."""
 
     description: str
     grid: float
     card: ScoreCard
-    train_accuracy: float
-    cv_accuracy: float | None
+    train_score: float
+    cv_score: float | None
+    regression: bool = False
+
+    @property
+    def score_name(self) -> str:
+        """What the scores are, as a table heads them: accuracy, or R^2."""
+        return "R^2" if self.regression else "accuracy"
 
 
 def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas, n_betas, tol, max_iter,
@@ -78,40 +86,51 @@ def run(data, ctx, *, lam, gamma, cv, penalty, penalty_params, solver, n_gammas,
     list, named, and a record bundling them here would declare them a second time.  The core
     also records them as the explanation's ``params``; the run adds the (lam, gamma) it chose.
     """
-    _check_data(data)
+    regression = _check_data(data)
     folds = _check_options(lam, gamma, cv, snap_tol)
     design = _design(data, binarize, n_thresholds)
     X, names = design.X, list(design.names)
     check_finite(X, names)
     if pool and not folds:
         raise InputError("--pool needs the card search of a CV fit: leave out --lam and --gamma")
+    y = data.y.astype(float) if regression else data.y
     _check_memory(data, design, folds, n_gammas, n_betas, max_rows, ctx.n_jobs)
     settings = dict(penalty=penalty, penalty_params=penalty_params, solver=solver, tol=tol, max_iter=max_iter,
                     snap_tol=snap_tol, max_rows=max_rows or None, max_points=max_points,
                     groups=design.groups or None, card_ridge=card_ridge,
                     monotone=design.data_directions() if monotone == "auto" else None)
     seed = 0 if ctx.seed is None else ctx.seed
-    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed) if folds else None
+    splitter = ((KFold if regression else StratifiedKFold)(folds, shuffle=True, random_state=seed)
+                if folds else None)
     if folds:
-        fit = _fit_cv(FacetsClassifierCV(gammas=n_gammas, betas=n_betas, cv=folds, n_jobs=ctx.n_jobs,
-                                         random_state=seed, max_cv_rows=max_cv_rows or None, pool=pool or None,
-                                         **settings), X, data.y, names, splitter)
+        cv_class = FacetsRegressorCV if regression else FacetsClassifierCV
+        fit = _fit_cv(cv_class(gammas=n_gammas, betas=n_betas, cv=folds, n_jobs=ctx.n_jobs, random_state=seed,
+                               max_cv_rows=max_cv_rows or None, pool=pool or None, **settings), X, y, names, splitter)
     else:
-        fit = _fit_fixed(FacetsClassifier(lam=lam, gamma=gamma, **settings), X, data.y, names)
+        fixed_class = FacetsRegressor if regression else FacetsClassifier
+        fit = _fit_fixed(fixed_class(lam=lam, gamma=gamma, **settings), X, y, names)
     no_card = no_card_reason(fit.model)
-    card = None if no_card else score_card(fit.model, names, X, y=data.y)
-    figures = {**fit.figures, **({"risk": plot_risk(card)} if card is not None else {})}
-    base = _baseline(X, data.y, names, float(fit.model.gamma_), baseline, splitter, seed, fit.cv_sample)
-    accuracy = float(fit.model.score(X, data.y))
+    card = None if no_card else score_card(fit.model, names, X, y=y, target=data.target_name or "y")
+    figures = {**fit.figures, **(_card_figure(card, X, y) if card is not None else {})}
+    base = _baseline(X, y, names, fit, baseline, splitter, seed, data.target_name or "y")
+    accuracy = float(fit.model.score(X, y))
     return Explanation(
         params={"lam": fit.lam, "gamma": fit.gamma, "cv": folds},
-        metrics=_metrics(fit, base, accuracy),
+        metrics=_metrics(fit, base, accuracy, regression),
         payload=_payload(fit, card, base, names, no_card),
         sections=method_sections(card, fit, base, accuracy, names, no_card),
         figures=figures,
         estimator=_saved_model(design, fit.estimator),
         **card_headline(card, no_card),
     )
+
+
+def _card_figure(card: ScoreCard, X, y) -> dict:
+    """The card's own figure: its risk by total, or a regressor's prediction by total over the
+    training rows."""
+    if card.regression:
+        return {"predictions": plot_predictions(card, X @ np.asarray(card.points, dtype=float), y)}
+    return {"risk": plot_risk(card)}
 
 
 def card_headline(card, no_card: str | None) -> dict:
@@ -157,13 +176,18 @@ def _design(data, binarize, n_thresholds) -> CardFeatures:
     return card_features(data.X, data.feature_names, raw=data.raw, n_thresholds=n_thresholds)
 
 
-def _check_data(data) -> None:
-    """A one-line InputError unless the target is binary and no input column constant (a
-    constant column's points would only shift the threshold; a column missing on every row is
-    constant).  Missing numbers are NaN here: the design makes them a row of their own."""
+def _check_data(data) -> bool:
+    """Whether the card predicts a number (a numeric target with more values than classes,
+    ``interp.preprocessing.infer_task``) rather than a class; a one-line InputError unless the
+    target is binary or numeric and no input column constant (a constant column's points would
+    only shift the threshold; a column missing on every row is constant).  Missing numbers are
+    NaN here: the design makes them a row of their own."""
     X, names = data.X, data.feature_names
+    if data.y is None:
+        raise InputError("facets needs a target column")
+    regression = infer_task(data.y) == "regression"
     classes = np.unique(data.y)
-    if classes.size != 2:
+    if not regression and classes.size != 2:
         shown = ", ".join(map(str, classes[:5])) + (", ..." if classes.size > 5 else "")
         raise InputError(
             f"facets needs a binary target; {data.target_name!r} has {classes.size} classes ({shown})"
@@ -177,6 +201,7 @@ def _check_data(data) -> None:
             f"constant feature{'s' if len(const) > 1 else ''} {', '.join(map(repr, const[:3]))}{more}: "
             "drop them (an intercept already plays their role)"
         )
+    return regression
 
 
 def _check_options(lam, gamma, cv, snap_tol) -> int:
@@ -205,29 +230,35 @@ def _check_memory(data, design: CardFeatures, folds: int, n_gammas, n_betas, max
                              "n_rows": "subsample the rows", "grid_points": "lower --n-gammas or --n-betas"})
 
 
-def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:
+def score_key(regression: bool) -> str:
+    """The name of the card's score in the metrics and the payload: accuracy, or a regressor's
+    R^2."""
+    return "r2" if regression else "accuracy"
+
+
+def _fit_cv(est: FacetsClassifierCV | FacetsRegressorCV, X, y, names, splitter) -> Fit:
     """Choose the card: by CV over the (lam, gamma) grid (noting whether no grid point was
-    integral on every fold) or, with ``max_rows``, by the card search, whose accuracy is then
-    measured by ``splitter``'s folds, the whole search rerun on each."""
+    integral on every fold) or, with ``max_rows``, by the card search, whose accuracy (R^2) is
+    then measured by ``splitter``'s folds, the whole search rerun on each."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", IntegrityWarning)
         est.fit(X, y)
+    key = f"cv_{score_key(is_regressor(est))}"
     cv = {"folds": int(est.cv), "gammas": est.gammas_, "betas": est.betas_, "best_gamma": est.best_gamma_,
           "best_beta": est.best_beta_, "best_lam": est.best_lam_}
     if hasattr(est, "cv_results_"):
-        metrics = dict(cv_accuracy=est.best_score_, grid_points=int(est.gammas_.size * est.betas_.size),
-                       integral_points=est.n_integral_, null_points=est.n_null_)
-        cv.update(best_cv_accuracy=est.best_score_, integral_points=est.n_integral_, null_points=est.n_null_,
-                  selected_fully_integral=bool(est.selected_integral_))
+        metrics = {key: est.best_score_, "grid_points": int(est.gammas_.size * est.betas_.size),
+                   "integral_points": est.n_integral_, "null_points": est.n_null_}
+        cv.update({f"best_{key}": est.best_score_, "integral_points": est.n_integral_, "null_points": est.n_null_,
+                   "selected_fully_integral": bool(est.selected_integral_)})
     else:
         rows = slice(None) if est.cv_sample_ is None else est.cv_sample_
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             scores = cross_val_score(clone(est).set_params(max_cv_rows=None, pool=None), X[rows], np.asarray(y)[rows],
                                      cv=splitter)
-        metrics = dict(cv_accuracy=float(np.mean(scores)),
-                       grid_points=int(est.gammas_.size * est.betas_.size))
-        cv.update(best_cv_accuracy=metrics["cv_accuracy"], search=est.search_results_)
+        metrics = {key: float(np.mean(scores)), "grid_points": int(est.gammas_.size * est.betas_.size)}
+        cv.update({f"best_{key}": metrics[key], "search": est.search_results_})
     if est.subsampled_:
         metrics["cv_rows"] = cv["rows"] = est.cv_rows_
         cv["total_rows"] = int(X.shape[0])
@@ -236,7 +267,7 @@ def _fit_cv(est: FacetsClassifierCV, X, y, names, splitter) -> Fit:
                cv_sample=est.cv_sample_)
 
 
-def _fit_fixed(model: FacetsClassifier, X, y, names) -> Fit:
+def _fit_fixed(model: FacetsClassifier | FacetsRegressor, X, y, names) -> Fit:
     """Fit at the given (lam, gamma), and plot the path through it (a short one: betas over
     ``PATH_DECADES`` decades either side, at most ``PATH_MAX_ITER`` iterations per fit, in the
     model's bounds: its points and directions)."""
@@ -246,50 +277,56 @@ def _fit_fixed(model: FacetsClassifier, X, y, names) -> Fit:
     lam, gamma = model.lam, model.gamma
     beta = lam / gamma**2
     betas = beta * np.logspace(PATH_DECADES, -PATH_DECADES, PATH_POINTS)
-    signed = binary_labels(y, signed=True).values
-    space = space_of(model, X, signed, RowLimits(model.max_rows, model.max_points, model.max_features))
-    objective = Objective("logistic", model.penalty_, model.penalty_params_, gamma=gamma,
+    loss, target = ("squared", y) if is_regressor(model) else ("logistic", binary_labels(y, signed=True).values)
+    space = space_of(model, X, target, RowLimits(model.max_rows, model.max_points, model.max_features))
+    objective = Objective(loss, model.penalty_, model.penalty_params_, gamma=gamma,
                           max_points=model.max_points, bounds=space.solver_box)
     options = SolverOptions(model.solver, model.tol, min(model.max_iter, PATH_MAX_ITER))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        path = fit_path(X, signed, objective, betas * gamma**2, options)
+        path = fit_path(X, target, objective, betas * gamma**2, options)
     figure = plot_path(betas, gamma * path.coefs, gamma, names, selected_beta=beta)
     return Fit(model, model, lam, gamma, {"path": figure})
 
 
-def _baseline(X, y, names, grid: float, kind: str, splitter, seed: int, cv_sample=None) -> Baseline:
-    """Logistic regression rounded to the card's grid step, on the whole data and, with a
-    ``splitter`` (else None), in CV on the card's CV rows (``cv_sample``, indices; None: all),
-    so that the two CV accuracies are measured on the same folds; ``seed`` is the L1 solver's
-    random state."""
-    base = rounded_baseline(X, y, grid, kind=kind, random_state=seed)
-    cv_accuracy = None
+def _baseline(X, y, names, fit: Fit, kind: str, splitter, seed: int, target: str) -> Baseline:
+    """Logistic regression (least squares, for a regressor's card) rounded to the grid step of
+    ``fit``'s card, on the whole data and, with a ``splitter`` (else None), in CV on the card's
+    CV rows (``fit.cv_sample``, indices; None: all), so that the two CV scores are measured on
+    the same folds; ``seed`` is the L1 solver's random state; ``target`` the name a regressor's
+    card predicts."""
+    grid, cv_sample, regression = float(fit.model.gamma_), fit.cv_sample, is_regressor(fit.model)
+    base = rounded_baseline(X, y, grid, kind=kind, random_state=seed, regression=regression)
+    cv_score = None
     if splitter is not None:
         Xc, yc = (X, y) if cv_sample is None else (X[cv_sample], y[cv_sample])
-        scores = [rounded_baseline(Xc[tr], yc[tr], grid, kind=kind, random_state=seed).score(Xc[te], yc[te])
-                  for tr, te in splitter.split(Xc, yc)]
-        cv_accuracy = float(np.mean(scores))
-    description = (f"logistic regression ({'unpenalised' if kind == 'none' else 'L1'}), rounded to the "
-                   f"same grid, threshold refitted")
-    return Baseline(description, grid, score_card(base, names, X), base.score(X, y), cv_accuracy)
+        scores = [rounded_baseline(Xc[tr], yc[tr], grid, kind=kind, random_state=seed, regression=regression)
+                  .score(Xc[te], yc[te]) for tr, te in splitter.split(Xc, yc)]
+        cv_score = float(np.mean(scores))
+    penalty = "unpenalised" if kind == "none" else "L1"
+    description = (f"least squares ({penalty}), rounded to the same grid, scale and intercept refitted" if regression
+                   else f"logistic regression ({penalty}), rounded to the same grid, threshold refitted")
+    return Baseline(description, grid, score_card(base, names, X, target=target), base.score(X, y), cv_score,
+                    regression)
 
 
-def _metrics(fit: Fit, base: Baseline, accuracy: float) -> dict:
-    model = fit.model
+def _metrics(fit: Fit, base: Baseline, accuracy: float, regression: bool) -> dict:
+    """The run's metrics: the card's training score (accuracy, or R^2) and CV score, its
+    integrity and size, and the baseline's scores."""
+    model, key = fit.model, score_key(regression)
     metrics = {
-        "train_accuracy": accuracy,
+        f"train_{key}": accuracy,
         **fit.metrics,
         "integrity": model.integrity_,
         "integrity_nonzero": model.integrity_nonzero_,
         "snapped_coefficients": model.n_snapped_,
         "nonzeros": int(np.count_nonzero(model.points_)),
         "max_points": int(np.max(np.abs(model.points_), initial=0)),
-        "baseline_train_accuracy": base.train_accuracy,
+        f"baseline_train_{key}": base.train_score,
         "n_iter": int(fit.estimator.n_iter_),
     }
-    if base.cv_accuracy is not None:
-        metrics["baseline_cv_accuracy"] = base.cv_accuracy
+    if base.cv_score is not None:
+        metrics[f"baseline_cv_{key}"] = base.cv_score
     return metrics
 
 
@@ -297,10 +334,10 @@ def _payload(fit: Fit, card: ScoreCard | None, base: Baseline, names, no_card: s
     """The JSON payload: the card (None, and ``no_card`` saying why, when the model is not
     integral), the fit, the baseline and, with a pool, its cards and feature shares."""
     model = fit.model
-    baseline = {"kind": base.description, "score_card": base.card.to_dict(),
-                "train_accuracy": base.train_accuracy}
-    if base.cv_accuracy is not None:
-        baseline["cv_accuracy"] = base.cv_accuracy
+    key = score_key(base.regression)
+    baseline = {"kind": base.description, "score_card": base.card.to_dict(), f"train_{key}": base.train_score}
+    if base.cv_score is not None:
+        baseline[f"cv_{key}"] = base.cv_score
     return {
         **({"cv": fit.cv} if fit.cv is not None else {}),
         **({"pool": pool_payload(fit.estimator, names)} if hasattr(fit.estimator, "pool_") else {}),

@@ -10,7 +10,7 @@ import numpy as np
 from interp.plotting import figure
 from matplotlib.figure import Figure
 
-__all__ = ["plot_path", "plot_heatmaps", "plot_cv", "plot_risk"]
+__all__ = ["plot_path", "plot_heatmaps", "plot_cv", "plot_risk", "plot_predictions"]
 
 
 def plot_path(betas, coefs, gamma: float, feature_names=None, selected_beta: float | None = None,
@@ -78,15 +78,16 @@ def plot_heatmaps(gammas, betas, accuracy, integrity, selected: tuple[float, flo
 
 
 def plot_cv(cv, feature_names=None) -> dict[str, Figure]:
-    """The figures of a fitted ``FacetsClassifierCV``: ``path`` (the path at the chosen gamma,
-    the chosen beta marked) and, after a grid CV (not a ``max_rows`` card search),
-    ``heatmaps`` (CV accuracy and integrity, the chosen point starred)."""
+    """The figures of a fitted ``FacetsClassifierCV`` (``FacetsRegressorCV``): ``path`` (the path
+    at the chosen gamma, the chosen beta marked) and, after a grid CV (not a ``max_rows`` card
+    search), ``heatmaps`` (CV accuracy (R^2) and integrity, the chosen point starred)."""
     gi = int(np.argmin(np.abs(cv.gammas_ - cv.best_gamma_)))
     figures = {"path": plot_path(cv.betas_, cv.coefs_path_[gi], cv.best_gamma_, feature_names,
                                  selected_beta=cv.best_beta_)}
     if hasattr(cv, "cv_results_"):
         figures["heatmaps"] = plot_heatmaps(cv.gammas_, cv.betas_, cv.heatmap("mean_test_score"),
-                                            cv.heatmap("integrity"), selected=(cv.best_gamma_, cv.best_beta_))
+                                            cv.heatmap("integrity"), selected=(cv.best_gamma_, cv.best_beta_),
+                                            score_label="CV R^2" if cv._loss == "squared" else "CV accuracy")
     return figures
 
 
@@ -108,6 +109,28 @@ def plot_risk(card) -> Figure:
     ax.set_xlabel("total (sum of the points)")
     ax.set_ylabel(f"risk of {card.positive}")
     ax.set_title("risk by total" + (" (separable: ridge-limited slope)" if table.separable else ""))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def plot_predictions(card, totals, y) -> Figure:
+    """A regressor's card: its prediction against the total (the line, a dot at every total its
+    table lists) over the training rows' totals and targets (grey points)."""
+    table = card.predictions
+    if table is None:
+        raise ValueError("this card has no table of predictions: make it with score_card(regressor, names, X)")
+    listed = np.asarray(table.totals, dtype=float)
+    totals = np.asarray(totals, dtype=float)
+    low, high = min(listed.min(), totals.min()), max(listed.max(), totals.max())
+    fig = figure(figsize=(6, 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(totals, np.asarray(y, dtype=float), "o", color="0.6", markersize=3, alpha=0.5, label="training rows")
+    ax.plot([low, high], table.predict([low, high]), color="C0", lw=1.2, label=card.rule())
+    ax.plot(listed, table.predict(listed), "o", color="C0", markersize=4)
+    ax.set_xlabel("total (sum of the points)")
+    ax.set_ylabel(card.target)
+    ax.set_title("prediction by total")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     return fig

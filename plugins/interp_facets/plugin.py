@@ -15,9 +15,10 @@ from .validation import MAX_CV_ROWS, MAX_POOL, SOLVERS
 
 FACETS_METHOD = Method(
     name="facets",
-    summary="Integer-weight linear classifier (Facets penalty) shown as a score card",
+    summary="Integer-weight linear model (Facets penalty) shown as a score card: the risk of a binary "
+            "target, or the prediction of a numeric one, at every total",
     run="interp_facets.method:run",
-    task="classification",
+    task="any",
     options=(
         Option("lam", float, None, "penalty strength lambda (with --gamma)"),
         Option("gamma", float, None, "grid step: one point = gamma in the linear model"),

@@ -18,8 +18,9 @@ BASELINE_ROWS = 12
 #: the titles of the method's figures, by their name in ``Explanation.figures``
 FIGURE_TITLES = {
     "path": "regularisation path: points along beta = lambda / gamma^2",
-    "heatmaps": "CV accuracy and integrity over the (beta, gamma) grid",
+    "heatmaps": "CV score (accuracy, or R^2 for a numeric target) and integrity over the (beta, gamma) grid",
     "risk": "risk by total: the probability of the positive class for every total of the card",
+    "predictions": "prediction by total: the card's prediction for every total, over the training rows",
 }
 
 
@@ -46,13 +47,15 @@ def card_text(card) -> str:
     lines.append(card.rule())
     if card.risk is not None:
         lines += ["", card.risk.text(card.positive)]
+    if card.predictions is not None:
+        lines += ["", card.predictions.text(card.target)]
     return "\n".join(lines)
 
 
 def _total_wording(card) -> str:
     """How the card's total is added up: 0/1 features only, per-unit rows among them, or
     features that are all values."""
-    if card.binary_features:
+    if card.binary_features or not any(f in card.units for f, _ in card.rows()):
         return "total = sum of the points of the features that hold"
     if any(f not in card.units for f, _ in card.rows()):
         return "total = sum of the points of the features that hold, plus points x value on the per-unit rows"
@@ -77,16 +80,20 @@ def card_markdown(card) -> str:
     escaped (``markdown_text``)."""
     lines = [f"*{card_header(card)}*", "", "| feature | points |", "|---|---:|"]
     lines += [f"| {markdown_text(f)} | {card.shown_points(f, p)} |" for f, p in card.rows()]
-    shown = attrs.evolve(card, positive=markdown_text(card.positive), negative=markdown_text(card.negative))
+    shown = attrs.evolve(card, positive=markdown_text(card.positive), negative=markdown_text(card.negative),
+                         target=markdown_text(card.target))
     lines += ["", f"**{shown.rule()}**"]
     if card.risk is not None:
         lines += ["", card.risk.markdown(shown.positive)]
+    if card.predictions is not None:
+        lines += ["", card.predictions.markdown(shown.target)]
     return "\n".join(lines)
 
 
-def method_sections(card, fit, baseline, train_accuracy: float, names, no_card: str | None = None) -> list:
+def method_sections(card, fit, baseline, train_score: float, names, no_card: str | None = None) -> list:
     """The ``facets`` method's sections: the card with its risk table (text) and risk curve
-    (the figure ``risk``), or why there is no card (``no_card``), the pool of near-optimal
+    (the figure ``risk``; a regressor's card: its predictions and the figure ``predictions``),
+    or why there is no card (``no_card``), the pool of near-optimal
     cards when one was kept, notes on how the card was made integral, the baseline against the
     card (tables) and the fit's figures.
 
@@ -94,13 +101,14 @@ def method_sections(card, fit, baseline, train_accuracy: float, names, no_card: 
     `.method.Baseline`); ``names`` the design's columns.
     """
     sections = [Text(card.text() if card is not None else no_card)]
-    if card is not None and card.risk is not None:
-        sections.append(Figure("risk", title=FIGURE_TITLES["risk"]))
+    if card is not None and (card.predictions if card.regression else card.risk) is not None:
+        shown = "predictions" if card.regression else "risk"
+        sections.append(Figure(shown, title=FIGURE_TITLES[shown]))
     if hasattr(fit.estimator, "pool_"):
         sections += pool_sections(fit.estimator, names)
-    notes = [_fitted_with(fit)] + _notes(fit.model, fit.fallback) + _subsample_note(fit)
+    notes = [_fitted_with(fit)] + _notes(fit.model, fit.fallback) + _subsample_note(fit, baseline.regression)
     sections.append(Text("\n".join(notes)))
-    sections += _baseline_tables(baseline, train_accuracy, fit.metrics.get("cv_accuracy"))
+    sections += _baseline_tables(baseline, train_score, fit.metrics.get("cv_r2" if baseline.regression else "cv_accuracy"))
     sections += [Figure(name, title=FIGURE_TITLES.get(name, name)) for name in fit.figures]
     return sections
 
@@ -130,25 +138,27 @@ def _notes(model, fallback: bool) -> list[str]:
     return notes
 
 
-def _subsample_note(fit) -> list[str]:
+def _subsample_note(fit, regression: bool) -> list[str]:
     """When the CV grid or the card search ran on a subsample: on how many rows, and what was
     fitted on all."""
     if fit.cv_sample is None:
         return []
     chosen = ("the card search ran" if "search" in fit.cv else
               f"(lambda, gamma) were chosen by {fit.cv['folds']}-fold CV")
-    return [f"note: {chosen} on a stratified subsample of {fit.cv['rows']:,} of the "
-            f"{fit.cv['total_rows']:,} rows (--max-cv-rows; the CV accuracies are measured on it); the "
+    sample, scores = ("a random", "R^2") if regression else ("a stratified", "accuracies")
+    return [f"note: {chosen} on {sample} subsample of {fit.cv['rows']:,} of the "
+            f"{fit.cv['total_rows']:,} rows (--max-cv-rows; the CV {scores} are measured on it); the "
             f"card was then fitted on all rows"]
 
 
-def _baseline_tables(baseline, train_accuracy: float, cv_accuracy: float | None) -> list[Table]:
-    """The accuracies of the card and of the baseline side by side, then the baseline's largest
-    points and its rule."""
-    with_cv = baseline.cv_accuracy is not None
-    columns = ("model", "train accuracy") + (("CV accuracy",) if with_cv else ())
-    rows = [("facets", train_accuracy) + ((cv_accuracy,) if with_cv else ()),
-            ("rounded baseline", baseline.train_accuracy) + ((baseline.cv_accuracy,) if with_cv else ())]
+def _baseline_tables(baseline, train_score: float, cv_score: float | None) -> list[Table]:
+    """The accuracies (R^2) of the card and of the baseline side by side, then the baseline's
+    largest points and its rule."""
+    with_cv = baseline.cv_score is not None
+    name = baseline.score_name
+    columns = ("model", f"train {name}") + ((f"CV {name}",) if with_cv else ())
+    rows = [("facets", train_score) + ((cv_score,) if with_cv else ()),
+            ("rounded baseline", baseline.train_score) + ((baseline.cv_score,) if with_cv else ())]
     title = f"baseline: {baseline.description}; grid step {fmt(baseline.grid)}"
     comparison = Table(columns, rows, title=title)
     points = baseline.card.rows()
@@ -168,9 +178,11 @@ def pool_sections(model, names) -> list:
 
     table = model.cards_
     tol = float(model.pool_tol)
-    cards = Table(("#", "card", "rows", "loss", "objective", "train accuracy", "AUC"),
-                  [(i, card_terms(c.points, names), int(r.rows), float(r.loss), float(r.objective), float(r.accuracy),
-                    float(r.auc)) for i, (c, r) in enumerate(zip(model.pool_, table.itertuples()))],
+    scores = _pool_scores(table)
+    cards = Table(("#", "card", "rows", "loss", "objective", *scores),
+                  [(i, card_terms(c.points, names), int(r.rows), float(r.loss), float(r.objective),
+                    *(float(getattr(r, column)) for column in scores.values()))
+                   for i, (c, r) in enumerate(zip(model.pool_, table.itertuples()))],
                   title=f"{len(model.pool_)} near-optimal cards: objective (training loss plus the card ridge) "
                         f"within {tol:.0%} of the best (card {model.selected_card_} is the model's)")
     shares = Table(("feature", "share of the near-optimal cards"),
@@ -180,13 +192,21 @@ def pool_sections(model, names) -> list:
     return [cards, shares]
 
 
+def _pool_scores(table) -> dict[str, str]:
+    """The scores of a pool's cards, as a table heads them -> their column of ``cards_``: a
+    classifier's training accuracy and AUC, or a regressor's training R^2."""
+    return {"train R^2": "r2"} if "r2" in table.columns else {"train accuracy": "accuracy", "AUC": "auc"}
+
+
 def pool_payload(model, names) -> dict:
     """The pool in the JSON payload: per card its rows, loss, objective, accuracy and AUC, and
     the feature shares."""
     from .pool import card_terms
 
+    scores = _pool_scores(model.cards_).values()
     cards = [{"card": card_terms(c.points, names), "points": [int(p) for p in c.points], "loss": float(r.loss),
-              "objective": float(r.objective), "train_accuracy": float(r.accuracy), "auc": float(r.auc)}
+              "objective": float(r.objective),
+              **{("train_accuracy" if column == "accuracy" else column): float(getattr(r, column)) for column in scores}}
              for c, r in zip(model.pool_, model.cards_.itertuples())]
     return {"tolerance": float(model.pool_tol), "selected": int(model.selected_card_), "cards": cards,
             "feature_share": {str(f): float(v) for f, v in model.feature_share_.items()}}

@@ -1,4 +1,5 @@
-"""The risk table of a score card: the probability of the positive class for every total.
+"""The tables of a score card: per total, the probability of the positive class (a classifier's
+card) or the prediction (a regressor's card).
 
 A card says "predict 1 if total >= 3"; a person using it also wants to know how sure that is at
 each total.  ``RiskTable.fit`` is the logistic regression of the label on the card's integer total
@@ -6,6 +7,9 @@ each total.  ``RiskTable.fit`` is the logistic regression of the label on the ca
 1-D fit that re-estimates a card's scale).  When the totals separate the two classes the
 maximum-likelihood slope is infinite; the tiny ridge on the slope that the fit always carries
 keeps it finite, and the table says so (``separable``).
+
+A regressor's card predicts ``intercept + scale * total``: ``PredictionTable`` lists that line at
+the same totals, so that a person reads the prediction off the card without a calculator.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from interp import InputError
 
 from .refit import refit_scale
 
-__all__ = ["RiskTable", "percent", "MAX_TABLE_ROWS", "RISK_RIDGE"]
+__all__ = ["RiskTable", "PredictionTable", "percent", "table_totals", "MAX_TABLE_ROWS", "RISK_RIDGE"]
 
 #: the most totals a table lists; a wider range is listed at a round step
 MAX_TABLE_ROWS = 61
@@ -45,6 +49,13 @@ def percent(p: float) -> str:
     return f"{value:.0f}%"
 
 
+def cell_lines(cells: list[str]) -> list[str]:
+    """A table's cells as lines of at most ``LINE_WIDTH`` characters, in aligned columns."""
+    width = max(len(c) for c in cells)
+    per_line = max(1, (LINE_WIDTH + 3) // (width + 3))
+    return ["   ".join(c.ljust(width) for c in cells[i:i + per_line]).rstrip() for i in range(0, len(cells), per_line)]
+
+
 def _round_step(width: float) -> int:
     """The smallest integer step 1, 2 or 5 x 10^k that is at least ``width``."""
     exponent = 0
@@ -55,7 +66,7 @@ def _round_step(width: float) -> int:
         exponent += 1
 
 
-def _table_totals(low: int, high: int) -> tuple[int, ...]:
+def table_totals(low: int, high: int) -> tuple[int, ...]:
     """Every integer total from ``low`` to ``high``; on a wider span (points per unit of a code,
     a card on raw measurements), the multiples of a round step (2, 5, 10, 20, ...) that cover it,
     at most ``MAX_TABLE_ROWS`` of them, so that the listed totals are evenly spaced and easy to
@@ -96,7 +107,7 @@ class RiskTable:
                                                  or positive.max() <= negative.min()))
         low, high = span if span is not None else (t.min(), t.max())
         return cls(float(intercept[0]), float(slope[0]),
-                   _table_totals(math.floor(low), math.ceil(high)), separable)
+                   table_totals(math.floor(low), math.ceil(high)), separable)
 
     def risk(self, total):
         """The probability of the positive class at ``total`` (a number or an array)."""
@@ -123,12 +134,7 @@ class RiskTable:
 
     def text(self, positive: str = "1") -> str:
         """The table as compact lines: ``total -2: 3%   total -1: 5%   ...``."""
-        cells = self.cells()
-        width = max(len(c) for c in cells)
-        per_line = max(1, (LINE_WIDTH + 3) // (width + 3))
-        lines = ["   ".join(c.ljust(width) for c in cells[i:i + per_line]).rstrip()
-                 for i in range(0, len(cells), per_line)]
-        return "\n".join([f"risk of {positive} by total:"] + lines + self.notes())
+        return "\n".join([f"risk of {positive} by total:"] + cell_lines(self.cells()) + self.notes())
 
     def markdown(self, positive: str = "1") -> str:
         """The table as one Markdown paragraph."""
@@ -143,3 +149,39 @@ class RiskTable:
     def from_dict(cls, data: dict) -> "RiskTable":
         return cls(float(data["intercept"]), float(data["slope"]),
                    tuple(int(row["total"]) for row in data["rows"]), bool(data["separable"]))
+
+
+@attrs.frozen
+class PredictionTable:
+    """``prediction(total) = intercept + slope * total`` (a regressor's card: the slope is its
+    scale, one point's worth), listed for ``totals``."""
+
+    intercept: float
+    slope: float
+    totals: tuple[int, ...]
+
+    @classmethod
+    def spanning(cls, intercept: float, slope: float, low: float, high: float) -> "PredictionTable":
+        """The table over the totals from ``low`` to ``high`` (every one, or a round step)."""
+        return cls(float(intercept), float(slope), table_totals(math.floor(low), math.ceil(high)))
+
+    def predict(self, total):
+        """The prediction at ``total`` (a number or an array)."""
+        return self.intercept + self.slope * np.asarray(total, dtype=float)
+
+    def rows(self) -> list[tuple[int, float]]:
+        return [(t, float(v)) for t, v in zip(self.totals, self.predict(self.totals))]
+
+    def cells(self) -> list[str]:
+        """``total 3: 152.1``, one per total, 4 significant digits."""
+        return [f"total {t}: {v:.4g}" for t, v in self.rows()]
+
+    def text(self, target: str = "y") -> str:
+        return "\n".join([f"predicted {target} by total:"] + cell_lines(self.cells()))
+
+    def markdown(self, target: str = "y") -> str:
+        return f"*predicted {target} by total:* {', '.join(self.cells())}."
+
+    def to_dict(self) -> dict:
+        return {"intercept": self.intercept, "slope": self.slope,
+                "rows": [{"total": t, "prediction": v} for t, v in self.rows()]}

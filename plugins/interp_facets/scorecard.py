@@ -7,22 +7,23 @@ import warnings
 
 import attrs
 import numpy as np
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import Lasso, LinearRegression, LogisticRegression
 
 from interp import InputError
 from interp.preprocessing import binary_labels, class_name, is_binary
 
 from .refit import refit_scale, usable
 from .render import card_markdown, card_text, fmt
-from .risk import RiskTable
+from .risk import PredictionTable, RiskTable
 from .snap import grid_decision, on_grid
 
-__all__ = ["ScoreCard", "score_card", "no_card_reason", "RoundedModel", "rounded_baseline"]
+__all__ = ["ScoreCard", "score_card", "no_card_reason", "RoundedModel", "RoundedRegression", "rounded_baseline"]
 
 
 @attrs.frozen
 class ScoreCard:
-    """``total = sum_j points_j * x_j``; predict the positive class when ``total > threshold``.
+    """``total = sum_j points_j * x_j``; predict the positive class when ``total > threshold``, or
+    for a regressor's card (``regression``) predict ``intercept + gamma * total``.
 
     ``threshold = -intercept / gamma``.  When every feature is integer-valued the total is an
     integer and the rule is exactly ``total >= integer_threshold`` (``floor(threshold) + 1``).
@@ -30,7 +31,8 @@ class ScoreCard:
     for every attainable total (`.risk.RiskTable`); ``binary_features``: every feature
     is 0/1, so the total is the sum of the points of the features that hold; ``units``: the
     features that are not 0/1 (such as an integer code ``ClumpThickness (1-10)``), whose rows
-    add their points times the value ("+1 per unit").
+    add their points times the value ("+1 per unit").  A regressor's card names its ``target``
+    and lists its prediction at every attainable total (``predictions``, `.risk.PredictionTable`).
     """
 
     features: tuple[str, ...]
@@ -45,6 +47,9 @@ class ScoreCard:
     risk: RiskTable | None = None
     binary_features: bool = False
     units: tuple[str, ...] = ()
+    regression: bool = False
+    target: str = "y"
+    predictions: PredictionTable | None = None
 
     @property
     def threshold(self) -> float:
@@ -68,6 +73,9 @@ class ScoreCard:
         return f"{points:+d} per unit" if feature in self.units else f"{points:+d}"
 
     def rule(self) -> str:
+        if self.regression:
+            sign = "-" if self.gamma < 0 else "+"
+            return f"predicted {self.target} = {fmt(self.intercept)} {sign} {fmt(abs(self.gamma))} x total"
         if not any(self.points):
             label = self.positive if self.intercept > 0 else self.negative
             return f"predict {label} for every row (no row on the card)"
@@ -79,8 +87,11 @@ class ScoreCard:
         return np.asarray(X, dtype=float) @ np.asarray(self.points, dtype=float)
 
     def predict(self, X) -> np.ndarray:
-        """1 for the positive class, 0 for the negative, following the card (not the estimator)."""
+        """1 for the positive class, 0 for the negative (a regressor's card: its prediction),
+        following the card (not the estimator)."""
         t = self.total(X)
+        if self.regression:
+            return self.intercept + self.gamma * t
         if self.integer_threshold is not None:
             return (np.round(t) >= self.integer_threshold).astype(int)
         return (t > self.threshold).astype(int)
@@ -94,16 +105,18 @@ class ScoreCard:
         return card_markdown(self)
 
     def to_dict(self) -> dict:
+        decision = ({"target": self.target, "predictions": self.predictions.to_dict() if self.predictions else None}
+                    if self.regression else
+                    {"threshold": self.threshold, "integer_threshold": self.integer_threshold,
+                     "risk": self.risk.to_dict() if self.risk is not None else None})
         return {
             "rows": [{"feature": f, "points": int(p), "per_unit": f in self.units} for f, p in self.rows()],
             "gamma": self.gamma,
             "intercept": self.intercept,
-            "threshold": self.threshold,
-            "integer_threshold": self.integer_threshold,
             "rule": self.rule(),
             "integral": self.integral,
             "integrity": self.integrity,
-            "risk": self.risk.to_dict() if self.risk is not None else None,
+            **decision,
         }
 
 
@@ -127,23 +140,30 @@ def no_card_reason(estimator) -> str | None:
 
 
 def _check_predictions(card: "ScoreCard", estimator, X: np.ndarray) -> None:
-    """A card computes its model's predictions (its ``decision_function``) on ``X``, row for
-    row: a failure here is a bug."""
-    model = np.ravel(estimator.decision_function(X))  # X as given: a DataFrame keeps its names
-    wrong = int(np.count_nonzero(card.predict(X) != (model > 0)))
+    """A card computes its model's predictions (its ``decision_function``, a regressor's
+    ``predict``) on ``X``, row for row: a failure here is a bug."""
+    if card.regression:  # X as given: a DataFrame keeps its names
+        model = np.ravel(estimator.predict(X))
+        tolerance = 1e-9 * max(1.0, float(np.max(np.abs(model), initial=0.0)))
+        wrong = int(np.count_nonzero(np.abs(card.predict(X) - model) > tolerance))
+    else:
+        model = np.ravel(estimator.decision_function(X))
+        wrong = int(np.count_nonzero(card.predict(X) != (model > 0)))
     if wrong:
         raise RuntimeError(f"the score card disagrees with its model on {wrong} of {len(model)} rows")
 
 
-def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> ScoreCard:
-    """The score card of a fitted Facets classifier (or any linear model with ``gamma_``).
+def score_card(estimator, feature_names=None, X=None, labels=None, y=None, target: str = "y") -> ScoreCard:
+    """The score card of a fitted Facets classifier or regressor (or any linear model with
+    ``gamma_``; one without ``classes_`` is a regressor, whose card predicts ``target``).
 
     ``feature_names`` default to the estimator's ``feature_names_in_`` or x0, x1, ...; ``X`` (the
     training data) tells whether all features are integer-valued (then the threshold is an
     integer) and is checked: the card predicts as the model does on every row; ``labels`` =
     (negative, positive) names, default from ``classes_``; ``y`` (the training labels, with
-    ``X``) gives the card its risk table.  A model that is not integral has no card: an
-    InputError says why (`no_card_reason`).
+    ``X``) gives the card its risk table; a regressor's card has its table of predictions
+    with ``X``.  A model that is not integral has no card: an InputError says why
+    (`no_card_reason`).
     """
     reason = no_card_reason(estimator)
     if reason is not None:
@@ -164,13 +184,17 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
     if labels is None:
         labels = (class_name(classes[0]), class_name(classes[1])) if classes is not None else ("0", "1")
     integer_features = binary_features = False
-    risk, units = None, ()
+    risk, predictions, units = None, None, ()
+    regression = classes is None and not callable(getattr(estimator, "decision_function", None))
     if X is not None:
         Xa = np.asarray(X, dtype=float)
         integer_features = bool(np.all(Xa == np.round(Xa)))
         units = tuple(f for f, x in zip(feature_names, Xa.T) if not is_binary(x))
         binary_features = not units
-        if y is not None:
+        if regression:
+            predictions = PredictionTable.spanning(float(np.ravel(estimator.intercept_)[0]), gamma,
+                                                   *_total_span(Xa, points, integer_features))
+        elif y is not None:
             risk = _risk_table(Xa, y, points, classes, integer_features)
     card = ScoreCard(
         features=tuple(feature_names),
@@ -185,23 +209,31 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None) -> Sc
         risk=risk,
         binary_features=binary_features,
         units=units,
+        regression=regression,
+        target=str(target),
+        predictions=predictions,
     )
     if X is not None:
         _check_predictions(card, estimator, X)
     return card
 
 
-def _risk_table(X: np.ndarray, y, points: np.ndarray, classes, integer_features: bool) -> RiskTable:
-    """The card's risk table on its training rows ``X``: on integer features (0/1 or codes)
-    the table spans every total the rows' ranges allow (from the sum of each row's smallest
-    points x value to the sum of its largest; on 0/1 features the sums of the negative and of
-    the positive points), else the observed range of the totals."""
-    span = None
+def _total_span(X: np.ndarray, points: np.ndarray, integer_features: bool) -> tuple[float, float]:
+    """The totals a card's table spans, from its training rows ``X``: on integer features (0/1
+    or codes) every total the rows' ranges allow (from the sum of each row's smallest points x
+    value to the sum of its largest; on 0/1 features the sums of the negative and of the
+    positive points), else the observed range of the totals."""
     if integer_features:
         ends = points[:, None] * np.stack([X.min(axis=0), X.max(axis=0)], axis=1)
-        span = (ends.min(axis=1).sum(), ends.max(axis=1).sum())
+        return ends.min(axis=1).sum(), ends.max(axis=1).sum()
+    totals = X @ points
+    return totals.min(), totals.max()
+
+
+def _risk_table(X: np.ndarray, y, points: np.ndarray, classes, integer_features: bool) -> RiskTable:
+    """The card's risk table on its training rows ``X`` and labels ``y``, over ``_total_span``."""
     y01 = np.asarray(y) == classes[1] if classes is not None else binary_labels(y).values
-    return RiskTable.fit(X @ points, y01, span)
+    return RiskTable.fit(X @ points, y01, _total_span(X, points, integer_features))
 
 
 @attrs.frozen
@@ -225,31 +257,64 @@ class RoundedModel:
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
 
+@attrs.frozen
+class RoundedRegression:
+    """A least-squares model whose coefficients were rounded to the gamma-grid."""
+
+    coef_: np.ndarray
+    intercept_: float
+    gamma_: float
+    source: str
+
+    def predict(self, X):
+        return np.asarray(X, dtype=float) @ self.coef_ + self.intercept_
+
+    def score(self, X, y):
+        """R^2 on ``X``, ``y`` (0 for a constant ``y``)."""
+        y = np.asarray(y, dtype=float)
+        spread = float(np.sum((y - y.mean()) ** 2))
+        return 1 - float(np.sum((y - self.predict(X)) ** 2)) / spread if spread > 0 else 0.0
+
+
+def _unrounded(X, y, kind: str, C: float, random_state, regression: bool):
+    """The baseline before rounding: logistic or least squares, unpenalised (``kind="none"``)
+    or L1-penalised with inverse strength ``C`` (as ``LogisticRegression``'s: the L1 norm
+    against ``C`` times the summed loss)."""
+    if kind not in ("none", "l1"):
+        raise InputError(f"baseline kind must be 'none' or 'l1', got {kind!r}")
+    if regression:
+        model = LinearRegression() if kind == "none" else Lasso(alpha=1.0 / (C * len(y)), max_iter=10_000)
+    elif kind == "none":
+        model = LogisticRegression(C=np.inf, max_iter=2000)
+    else:
+        model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", random_state=random_state)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model.fit(X, y)
+
+
 def rounded_baseline(X, y, gamma: float, kind: str = "none", C: float = 1.0,
-                     refit_threshold: bool = True, random_state=0) -> RoundedModel:
-    """The honest baseline: a plain logistic regression, its coefficients rounded to gamma * Z.
+                     refit_threshold: bool = True, random_state=0, regression: bool = False):
+    """The honest baseline: a plain logistic regression (least squares with ``regression``),
+    its coefficients rounded to gamma * Z.
 
     ``kind="none"``: unpenalised; ``kind="l1"``: L1-penalised with inverse strength ``C``
     (liblinear, which visits the coordinates in an order drawn from ``random_state``).  With
     ``refit_threshold`` the rounded points are frozen and the scale and intercept re-fitted (the
-    same post-processing FacetsClassifier applies by default), else the fitted intercept is kept.
+    same post-processing the Facets estimators apply by default), else the fitted intercept is
+    kept.  A ``RoundedModel`` (a classifier) or a ``RoundedRegression``.
     """
     X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if kind == "none":
-            model = LogisticRegression(C=np.inf, max_iter=2000)
-        elif kind == "l1":
-            model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", random_state=random_state)
-        else:
-            raise InputError(f"baseline kind must be 'none' or 'l1', got {kind!r}")
-        model.fit(X, y)
+    y = np.asarray(y, dtype=float) if regression else np.asarray(y)
+    model = _unrounded(X, y, kind, C, random_state, regression)
     points = np.round(np.ravel(model.coef_) / float(gamma))
     intercept = float(np.ravel(model.intercept_)[0])
+    loss, target = ("squared", y) if regression else ("logistic", binary_labels(y, signed=True).values)
     if refit_threshold and np.any(points != 0):
-        a, b = refit_scale(X @ points, binary_labels(y, signed=True).values, "logistic")
+        a, b = refit_scale(X @ points, target, loss)
         if usable(a, b)[0]:
             gamma, intercept = float(a[0]), float(b[0])
+    if regression:
+        return RoundedRegression(float(gamma) * points, intercept, float(gamma), f"least squares ({kind}) rounded")
     return RoundedModel((float(gamma) * points).reshape(1, -1), np.array([intercept]),
                         float(gamma), model.classes_, f"logistic ({kind}) rounded")

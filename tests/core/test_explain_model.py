@@ -112,9 +112,29 @@ def test_a_regressor_gets_all_four_methods(shop):
     by = {r.method: r for r in result.results}
     assert all(r.explanation is not None for r in result.results), [r.error for r in result.results]
     assert by["symbolic"].fidelity.r2 is not None and by["symbolic"].fidelity.r2 > 0.5
-    assert re.search(r"prediction > \d", by["facets"].fitted_to)
-    assert "median" in by["facets"].fitted_to
+    assert re.search(r"prediction > \d", by["propositional"].fitted_to)
+    assert "median" in by["propositional"].fitted_to
     assert result.model_score["R^2"] > 0.5
+
+
+def test_a_regressor_gets_a_card_that_predicts_its_output(shop):
+    """Facets explains a regressor with its own regressor's card: points, and the prediction
+    at every total; its fidelity is the R^2 of the card's predictions against the model's on
+    the held-out rows, computed here again."""
+    df, X = shop
+    model = _pipeline(HistGradientBoostingRegressor(max_iter=30, random_state=0)).fit(X, df.spend)
+    result = interp.explain(model, X, df.spend, methods=["facets"], options=FAST, quiet=True)
+    facets = result.results[0]
+    assert facets.fitted_to == "Pipeline(HistGradientBoostingRegressor)'s prediction"
+    card = facets.explanation.payload["score_card"]
+    assert card["rule"].startswith("predicted spend = ") and card["predictions"]["rows"]
+    held = X.iloc[result.held_rows].reset_index(drop=True)
+    by_card, by_model = facets.explanation.estimator.predict(held), model.predict(held)
+    r2 = 1 - np.mean((by_card - by_model) ** 2) / np.var(by_model)
+    assert facets.fidelity.r2 == pytest.approx(r2)
+    assert "predicted spend by total:" in facets.explanation.text
+    on_data = interp.explain(model, X, df.spend, methods=["facets"], fit_to="data", options=FAST, quiet=True)
+    assert on_data.results[0].fidelity.r2 is not None  # a card of the data's numbers, against the model's
 
 
 def test_bad_input_is_one_line(shop):

@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import r2_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import interp
@@ -245,6 +247,22 @@ def test_rounded_baseline_is_on_the_grid():
     assert 0.5 < base.score(X, y) <= 1.0
     l1 = rounded_baseline(X, y, 0.5, kind="l1", C=0.1)
     assert l1.coef_.shape == (1, 6)
+
+
+def test_the_rounded_regression_baseline_is_least_squares_on_its_totals():
+    """A numeric target: least squares (or the Lasso) rounded to the grid, then the scale and
+    intercept refitted by least squares on the totals: the same line numpy's polyfit draws."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 4))
+    y = X @ np.array([3.1, -1.2, 0.4, 0.0]) + 5 + rng.normal(scale=0.3, size=200)
+    base = rounded_baseline(X, y, 0.5, regression=True)
+    points = np.round(LinearRegression().fit(X, y).coef_ / 0.5)
+    np.testing.assert_array_equal(base.coef_ / base.gamma_, points)
+    slope, intercept = np.polyfit(X @ points, y, 1)
+    assert base.gamma_ == pytest.approx(slope, rel=1e-6) and base.intercept_ == pytest.approx(intercept, rel=1e-6)
+    assert base.score(X, y) == pytest.approx(r2_score(y, base.predict(X)))
+    lasso = rounded_baseline(X, y, 0.5, kind="l1", C=0.01, regression=True)
+    assert np.count_nonzero(lasso.coef_) < np.count_nonzero(base.coef_)  # C = 0.01: a strong L1
 
 
 def test_the_l1_baseline_is_reproducible():
