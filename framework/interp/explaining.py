@@ -344,7 +344,9 @@ def explain(model: Any, X: Any, y: Any = None, *, methods: Iterable[str] | None 
     classification = outputs.task == "classification"
     return ModelExplanation(
         data=data.name, n_rows=data.n_samples, n_columns=data.table().shape[1], target=data.target_name,
-        model=model_name(model), task=outputs.task, decision=_decision_words(outputs, study.decision, data.target_name),
+        model=model_name(model), task=outputs.task,
+        decision=_decision_words(outputs, study.decision, data.target_name,
+                                 any(_fits_the_threshold(registered[m], study) for m in names)),
         output_name=f"P({data.target_name or 'y'}={study.decision.positive})" if classification else "prediction",
         held_out=len(held), model_score=_model_score(studied, data, held), results=results,
         left_out=tuple(left_out), studied=studied, held_rows=held, model_scores=outputs.scores)
@@ -388,10 +390,19 @@ def _model_columns(model: Any, X: Any) -> tuple[Any, list[str]]:
     return X[names], [c for c in X.columns if c not in set(names)]
 
 
-def _decision_words(outputs: ModelOutputs, decision: Decision, target: str) -> str:
+def _decision_words(outputs: ModelOutputs, decision: Decision, target: str, with_decision: bool) -> str:
+    """What the methods explain of the model, in words; a regressor's decision "prediction >
+    t" is named ``with_decision`` (when some method is fitted to it)."""
     if outputs.task == "classification":
         return f"P({target or 'y'}={decision.positive}) and its class"
-    return f"its prediction (and {decision.words} for methods that need a class)"
+    return f"its prediction (and {decision.words} for methods that need a class)" if with_decision else "its prediction"
+
+
+def _fits_the_threshold(method, study: Study) -> bool:
+    """Whether ``method`` is fitted to a regressor's decision "prediction > t" (it needs a
+    class, and is fitted to the model)."""
+    return (study.outputs.task == "regression" and not method.explains_model and study.fit_to == "model"
+            and method.task == "classification")
 
 
 def _target_for(method, study: Study, name: str) -> tuple[np.ndarray, str, bool]:
@@ -407,7 +418,7 @@ def _target_for(method, study: Study, name: str) -> tuple[np.ndarray, str, bool]
         return study.data.y, "the data's target, not the model", takes_numbers
     if takes_numbers:
         return outputs.scores, f"{name}'s prediction", True
-    if outputs.task == "regression":
+    if outputs.task == "regression":  # _fits_the_threshold
         return decision.labels, f"{name}: {decision.words}", False
     return decision.labels, f"{name}'s predicted classes", False
 

@@ -114,6 +114,7 @@ def test_a_regressor_gets_all_four_methods(shop):
     assert by["symbolic"].fidelity.r2 is not None and by["symbolic"].fidelity.r2 > 0.5
     assert re.search(r"prediction > \d", by["propositional"].fitted_to)
     assert "median" in by["propositional"].fitted_to
+    assert "explained: its prediction (and the decision prediction > " in result.headline()
     assert result.model_score["R^2"] > 0.5
 
 
@@ -133,6 +134,7 @@ def test_a_regressor_gets_a_card_that_predicts_its_output(shop):
     r2 = 1 - np.mean((by_card - by_model) ** 2) / np.var(by_model)
     assert facets.fidelity.r2 == pytest.approx(r2)
     assert "predicted spend by total:" in facets.explanation.text
+    assert "explained: its prediction);" in result.headline()  # no method was fitted to a decision
     on_data = interp.explain(model, X, df.spend, methods=["facets"], fit_to="data", options=FAST, quiet=True)
     assert on_data.results[0].fidelity.r2 is not None  # a card of the data's numbers, against the model's
 
