@@ -40,6 +40,10 @@ def to_jsonable(value: Any) -> Any:
     raise TypeError(f"cannot store {type(value).__name__} in an explanation: {value!r}")
 
 
+#: the widest a table's column is padded to in the terminal
+MAX_PADDED_WIDTH = 200
+
+
 def _rows(rows: Any) -> tuple[tuple, ...]:
     return tuple(tuple(to_jsonable(list(row))) for row in rows)
 
@@ -84,8 +88,10 @@ class Table:
         return [[format_value(v, spec) for v, spec in zip(row, specs)] for row in self.rows]
 
     def render_text(self) -> str:
+        """The table in aligned columns; a cell wider than ``MAX_PADDED_WIDTH`` overflows its own
+        line instead of widening every row's (a name of a megabyte would pad each row to it)."""
         cells = [[visible(cell, one_line=True) for cell in row] for row in [list(self.columns)] + self.cells()]
-        widths = [max(len(row[j]) for row in cells) for j in range(len(self.columns))]
+        widths = [min(max(len(row[j]) for row in cells), MAX_PADDED_WIDTH) for j in range(len(self.columns))]
         numeric = [all(isinstance(row[j], (int, float)) and not isinstance(row[j], bool)
                        for row in self.rows) and bool(self.rows) for j in range(len(self.columns))]
         lines = ["  ".join(cell.rjust(w) if num else cell.ljust(w)

@@ -219,3 +219,15 @@ def test_table_formats_numbers_per_column_and_keeps_full_values_in_json():
     assert interp.Explanation(sections=[table]).to_dict()["sections"][0]["rows"] == [["a", 20.4567], ["b", -3.0]]
     with pytest.raises(ValueError, match="1 formats for 2 columns"):
         interp.Table(["a", "b"], [], formats=(".1f",))
+
+
+def test_a_huge_cell_overflows_its_own_line_and_pads_no_other():
+    """One name of a megabyte in a table of a thousand rows prints about a megabyte, not a
+    gigabyte: the other rows are padded to at most MAX_PADDED_WIDTH."""
+    from interp.sections import MAX_PADDED_WIDTH
+
+    rows = [["x" * 1_000_000, 1.0]] + [[f"f{i}", float(i)] for i in range(1000)]
+    lines = interp.Table(["feature", "weight"], rows).render_text().splitlines()
+    assert len(lines[1]) > 1_000_000
+    assert max(len(line) for line in lines[2:]) == MAX_PADDED_WIDTH + 2 + len("weight")
+    assert lines[-1].split() == ["f999", "999"]
