@@ -624,6 +624,21 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         super().__setstate__(state)
         if hasattr(self, "baseline_row_") and not hasattr(self, "baseline_"):
             self.baseline_ = self._baseline()
+        self._logits_in_table()
+
+    def _logits_in_table(self):
+        """A logit model pickled when ``equations_`` held each row's probability holds its logit
+        instead (``expression.logit_of``), as a model fitted now does."""
+        table = getattr(self, "equations_", None)
+        if not self._logit_link or table is None or getattr(self, "expression_", None) is None:
+            return
+        if table["sympy"].iloc[self.selected_] != self.expression_:
+            return  # the table holds the logits already
+        from .expression import logit_of
+
+        self.equations_ = table.assign(sympy=[self.decision_expression_ if i == self.selected_
+                                              else None if e is None else logit_of(e)
+                                              for i, e in enumerate(table["sympy"])])
 
     def _check_params(self):
         if not (_is_int(self.max_terms) and self.max_terms >= 1):
@@ -993,7 +1008,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             return record
         shown = model_formula(view, SHOWN_DIGITS)
         return {**record, "complexity": formula_complexity(view), "formula": shown.text, "latex": shown.latex,
-                "sympy": view.expression_}
+                "sympy": view.decision_expression_}
 
     def _set_expression(self):
         """``expression_``, ``decision_expression_`` (the sum before the link), ``closed_forms_``
@@ -1132,7 +1147,8 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
     # ---------------------------------------------------------------- exports (``export``)
     def sympy(self, index=None):
         """The sympy expression of row ``index`` of ``equations_`` (None: the model ``predict``
-        uses) at full precision, as ``predict`` computes it."""
+        uses) at full precision: the model's sum as ``predict`` computes it, a classifier's
+        (or a logit link's) the logit f, whose probability is 1/(1 + exp(-f))."""
         from .export import row_expression
 
         return row_expression(self, index)
@@ -1152,8 +1168,8 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
     def to_python(self, index=None) -> str:
         """The source of a standalone module (numpy, scipy.special where needed, no interp)
         whose ``predict(X)`` is row ``index``'s model (None: the model ``predict`` uses); a
-        classifier's is the probability of ``classes_[1]``.  A term with no numpy/scipy form
-        is refused, named."""
+        classifier's computes the logit f, then the probability of ``classes_[1]``, 1/(1 +
+        exp(-f)).  A term with no numpy/scipy form is refused, named."""
         from .export import python_source
 
         return python_source(self, index)
@@ -1241,13 +1257,15 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         and ``test_loss``, the mean squared error on the model's scale (the logit for a logit
         link) on the training and the held-out rows (NaN without held-out rows); ``r2``,
         held out; ``formula`` and ``latex`` (``render.model_formula``, 4 significant digits) and
-        ``sympy`` (the expression) of the model refitted on every row.  Simplification can
+        ``sympy`` (the expression of the model's sum, the logit under a logit link) of the model
+        refitted on every row.  Simplification can
         raise a larger model's training loss above a smaller one's: the loss of the pursuit
         itself never increases (``loss_history_``).
     selected_
         The index of the row of ``equations_`` ``predict`` uses (``model_selection``).
     terms_, intercept_, n_terms_, expression_, decision_expression_, closed_forms_
-        The selected model.
+        The selected model (``expression_`` what ``predict`` returns, ``decision_expression_``
+        the sum: the logit under a logit link, whose sigmoid ``expression_`` is).
     loss_history_, family_log_
         The pursuit's loss (MSE / Var) after each accepted term and
         every family's loss at each step, on the training rows.
