@@ -369,7 +369,7 @@ def test_a_class_label_reaches_latex_and_mathml_escaped():
     assert model_formula(est).text.splitlines()[1] == f"P(y={HOSTILE_LABEL}) = 1/(1 + exp(-f(x)))"
 
 
-@pytest.mark.parametrize("name", ["beta", "xnorm", "pricebar", "alpha_1", "xdot"])
+@pytest.mark.parametrize("name", ["beta", "xnorm", "pricebar", "alpha_1", "xdot", "mean_texture", "x_2", "a_b_c"])
 def test_a_feature_name_prints_as_written_not_as_sympy_reads_it(name):
     from interp_symbolic.hypergeometric import LatexPrinter, MathMLPrinter
 
@@ -386,3 +386,24 @@ def test_a_feature_named_like_a_term_argument_renames_the_argument():
                                    monomials=False, random_state=0).fit(X, y)
     text = model_formula(est).text
     assert "\nw1 = " in text and "for w1 in [" in text and "\nu1 = " not in text, text
+
+
+def test_a_column_with_an_underscore_prints_as_written_in_latex_mathml_and_plots():
+    """``mean_texture`` is one name: never "mean" with the subscript "texture"."""
+    from matplotlib.text import Text
+
+    from interp_symbolic.plots import plot_shapes
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(1, 2, size=(120, 2)), columns=["mean_texture", "worst_area"])
+    y = np.exp(-X.mean_texture) + 0.5 * X.worst_area
+    est = SymbolicPursuitRegressor(max_terms=1, monomials=False, **FAST).fit(X, y)
+    shown = model_formula(est)
+    for latex in (shown.latex, est.to_latex(), est.latex()):
+        assert r"\text{mean\_texture}" in latex and "mean_{" not in latex and "texture}" not in latex.replace(
+            r"\text{mean\_texture}", "")
+    for mathml in (shown.mathml, est.to_mathml()):
+        assert "<mi>mean_texture</mi>" in mathml and "<msub><mi>mean</mi>" not in mathml
+    fig = plot_shapes(est, X)
+    texts = [t for t in fig.findobj(Text) if "texture" in t.get_text()]
+    assert texts and all("mean_texture" in t.get_text() and not t.get_parse_math() for t in texts)
