@@ -795,11 +795,10 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
                 logged[key] = c.loss / step.scale if c.ok else c.reason
             ok = [c for c in of_kind if c.ok]
             if ok:
-                order = lambda c: (c.loss, self.families_.index(c.family))  # noqa: E731
-                chosen.append((kind, min(ok, key=order)))
+                chosen.append((kind, min(ok, key=self._family_order)))
                 monotone = [c for c in ok if self._turns(ridges, kind, c, fit) == 0]
                 if monotone and self._turns(ridges, kind, chosen[-1][1], fit):
-                    calm.append((kind, min(monotone, key=order)))
+                    calm.append((kind, min(monotone, key=self._family_order)))
         best = {}
         polished = self._polished(ridges, chosen + calm, fit)
         new_terms = [self._new_term(ridges, kind, c, out, fit, held, monotone=i >= len(chosen))
@@ -820,6 +819,10 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
                          best[kind.name].held_loss / step.scale)
         return _by_margin(ordered, step.scale, len(held.t) or len(fit.t)) if ordered else None
 
+    def _family_order(self, c: Candidate) -> tuple:
+        """How a step ranks the candidates of one kind: by loss, ties to the earlier family."""
+        return c.loss, self.families_.index(c.family)
+
     def _turns(self, ridges, kind: TermKind, c: Candidate, fit: Rows) -> int:
         """How often the screened candidate ``c``'s g turns over its u on the rows ``fit``."""
         return kind.term(ridges[self.families_.index(c.family)], c).turns(fit.Xs)
@@ -830,9 +833,9 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         lowered the loss and, for a ``monotone`` one, did not make it turn), its held-out loss
         measured and its floor checked (``_unfloored``)."""
         ridge = ridges[self.families_.index(c.family)]
-        better = out.ok and out.loss <= c.loss and not (monotone and kind.term(ridge, out).turns(fit.Xs))
-        term = kind.term(ridge, out if better else c)
-        out = out if better else c
+        if not (out.ok and out.loss <= c.loss and not (monotone and kind.term(ridge, out).turns(fit.Xs))):
+            out = c
+        term = kind.term(ridge, out)
         return self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held)
 
     @staticmethod
@@ -971,9 +974,10 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         ``terms_``, ``intercept_``, ``n_terms_`` and expressions.
 
         ``candidates``: (model, whether it is the pursuit's own model of its size)
-        (``_table_candidates``).  The own models are always tabulated (and chosen by "score"
-        only when every row has a ``cancelling`` term); another model is, unless it has a
-        cancelling term or another beats it: one with at most its terms, features and Meijer terms and at most its
+        (``_table_candidates``).  The own models are always tabulated (one with a
+        ``cancelling`` term is chosen by "score" only when every row has one); another model
+        is, unless it has a cancelling term or another beats it: one with at most its terms,
+        features and Meijer terms and at most its
         loss is dropped before its formula is built (the formulas are what tabulating costs),
         then one at most as complex with at most its loss.  Rows are ordered by size, the own
         model first, then by decreasing complexity.  The losses of a row are those of its model
