@@ -249,10 +249,10 @@ class TextPrinter(_GivenOrder, StrPrinter):
         return f"{orders}({f'{an}; {ao}'.strip()} | {f'{bm}; {bo}'.strip()} | {self._print(expr.argument)})"
 
 
-# a symbol sympy's printers may write their own way: letters, then digits, which they set as a
-# subscript (u1 as u_1); any other name is set as written, as text: an underscore is part of a
-# column's name (mean_texture), never a subscript
-PLAIN_NAME = re.compile(r"[A-Za-z]+[0-9]*")
+# a symbol sympy's printers may write their own way: letters, then a number, which they set as a
+# subscript (u1 and x_1 as u_1 and x_1); any other name is set as written, as text: an underscore
+# before letters is part of a column's name (mean_texture), never a subscript
+PLAIN_NAME = re.compile(r"[A-Za-z]+(_?[0-9]+)?")
 
 
 def sympy_keeps(name: str) -> bool:
@@ -274,7 +274,7 @@ def latex_text(name: str) -> str:
 
 class LatexPrinter(_GivenOrder, _SympyLatex):
     """sympy's LaTeX, with pFq written {}_pF_q(a; b; z), and a feature name that is not letters
-    then digits (``PLAIN_NAME``) or that sympy would turn into another symbol (``sympy_keeps``)
+    then a number (``PLAIN_NAME``) or that sympy would turn into another symbol (``sympy_keeps``)
     set as escaped text: a column named ``a%b`` or ``x & y`` would otherwise end the formula's
     line or break its alignment, ``mean_texture`` would read as mean with the subscript texture
     and ``beta`` as a Greek letter."""
@@ -297,7 +297,7 @@ class LatexPrinter(_GivenOrder, _SympyLatex):
 
 class MathMLPrinter(_GivenOrder, MathMLPresentationPrinter):
     """sympy's presentation MathML, with pFq and G in their usual notation, and a variable
-    whose name is not letters then digits (``PLAIN_NAME``: a column name such as ``mean_texture``
+    whose name is not letters then a number (``PLAIN_NAME``: a column name such as ``mean_texture``
     or ``a<b``), or that sympy would turn into another symbol (``sympy_keeps``), shown as
     written, escaped: sympy writes a name's text unescaped, and an underscore as a subscript."""
 

@@ -369,7 +369,7 @@ def test_a_class_label_reaches_latex_and_mathml_escaped():
     assert model_formula(est).text.splitlines()[1] == f"P(y={HOSTILE_LABEL}) = 1/(1 + exp(-f(x)))"
 
 
-@pytest.mark.parametrize("name", ["beta", "xnorm", "pricebar", "alpha_1", "xdot", "mean_texture", "x_2", "a_b_c"])
+@pytest.mark.parametrize("name", ["beta", "xnorm", "pricebar", "alpha_1", "xdot", "mean_texture", "a_b_c", "x_2b"])
 def test_a_feature_name_prints_as_written_not_as_sympy_reads_it(name):
     from interp_symbolic.hypergeometric import LatexPrinter, MathMLPrinter
 
