@@ -64,10 +64,21 @@ def _pairs(rows: dict, header: tuple[str, str]) -> str:
     return _html_table(header, [(str(k), format_value(v)) for k, v in rows.items()])
 
 
+#: a product's or a quotient's operator inside a word (``a**0.3*b/c``; not ``**``, not at its end)
+_WORD_BREAK = re.compile(r"(?<!\*)([*/])(?![*\s]|$)")
+
+
 def _html_table(columns, cells) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in cells)
+    body = "".join("<tr>" + "".join(f"<td>{_breakable(cell)}</td>" for cell in row) + "</tr>" for row in cells)
     return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _breakable(cell: str) -> str:
+    """A cell's text escaped, with a line-break opportunity (``<wbr>``) after each ``*`` or
+    ``/`` inside a word, so that a formula such as ``C*a**0.3*b**0.5/c`` wraps within the page
+    (a notebook's tables take no style of ours) and copies as written."""
+    return _WORD_BREAK.sub(r"\1<wbr>", html.escape(cell))
 
 
 def _render(section, figures: dict) -> str:

@@ -22,8 +22,8 @@ from html.parser import HTMLParser
 HTML_ELEMENTS = frozenset({
     "html", "head", "meta", "title", "style", "body", "header", "footer", "nav", "main", "section", "div",
     "span", "p", "h1", "h2", "h3", "h4", "a", "table", "thead", "tbody", "tr", "th", "td", "caption", "pre",
-    "code", "b", "strong", "em", "small", "ul", "ol", "li", "figure", "figcaption", "img", "br", "details",
-    "summary",
+    "code", "b", "strong", "em", "small", "ul", "ol", "li", "figure", "figcaption", "img", "br", "wbr",
+    "details", "summary",
 })
 #: HTML attributes, each allowed on any allowed HTML element (``href`` and ``src`` are checked further)
 HTML_ATTRIBUTES = frozenset({"id", "class", "href", "src", "alt", "charset", "lang", "title", "colspan", "rowspan"})
@@ -58,7 +58,7 @@ class _Auditor(HTMLParser):
         self._check_element(tag)
         for name, value in attrs:
             self._check_attribute(tag, name, value or "")
-        if tag not in {"meta", "img", "br", "mspace"}:
+        if tag not in {"meta", "img", "br", "wbr", "mspace"}:
             self.open.append(tag)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:

@@ -64,8 +64,8 @@ from .closed_forms import Power
 from .contributions import contributions
 from .families import U_FLOOR, Ridge
 from .projections import LINEAR, MONOMIAL_GAIN, UNFLOORED, Prefactor, monomial_projection
-from .model import Model, Rows, design, measure_ranges, mse, replaced_in_turn, solved
-from .simplify import RESOLUTION, nearest_closed_form, simplify_term
+from .model import Model, Rows, design, kind_margin, measure_ranges, mse, replaced_in_turn, solved
+from .simplify import RESOLUTION, nearest_closed_form, simplify_term, varies
 from .sparsify import sparser_models
 from .terms import Candidate, Term, evaluate_term, fit_term
 from .tidy import Scaling, round_weights, tidy_arguments
@@ -90,11 +90,6 @@ NOT_ELEMENTARY = ("besselj", "bessely", "besseli", "besselk", "gamma", "hyper", 
 # model_selection="simplest": the fewest terms whose held-out loss exceeds the best by at most this
 # fraction of the held-out target's variance (a held-out R^2 within 0.01 of the best)
 SIMPLEST_TOL = 0.01
-# a pursuit step's monomial term (or one with a prefactor) replaces the simpler kind's only when its
-# held-out loss is lower by this many relative standard errors of a mean square over the n held-out
-# rows, sqrt(2 / n) each (``kind_margin``): a gain within the noise of those rows does not pay for d
-# more exponents to read, and an exact law's monomial wins by orders of magnitude
-MARGIN_ERRORS = 3.0
 HOLDOUT_STREAM = 0x5EED  # the held-out rows' random stream, apart from the pursuit's starting points
 SCREEN_STREAM = 0x5C4EE  # ... and each pursuit step's subsample of rows (``_screened``)
 # a pursuit step fits every (kind, family, start) on at most this many training rows first, then
@@ -277,13 +272,6 @@ def _held_out_loss(term: Term, fit: Rows, held: Rows) -> float:
     pred = offset + term.weight * term.values(on.Xs, clip=False)
     loss = float(np.mean((on.t - pred) ** 2))
     return loss if np.isfinite(loss) else math.inf
-
-
-def kind_margin(n_rows: int) -> float:
-    """The factor a richer kind's held-out loss must be below the simpler kind's, measured on
-    ``n_rows`` rows: exp(-MARGIN_ERRORS sqrt(2 / n)), sqrt(2 / n) being the relative standard
-    error of a mean of n squared Gaussian errors (0.59 on 66 rows, 0.78 on 300)."""
-    return math.exp(-MARGIN_ERRORS * math.sqrt(2.0 / max(int(n_rows), 1)))
 
 
 def _by_margin(best: list[_NewTerm], scale: float, n_rows: int) -> _NewTerm:
@@ -536,9 +524,16 @@ def _standalone(table) -> np.ndarray:
     return np.array([expr is not None and has_standalone_form(expr) for expr in table["sympy"]])
 
 
-def _by_score(table, scale, n_rows) -> int:
+def cancelling(terms, Xs) -> bool:
+    """Whether a term of ``terms`` is a near-constant on the rows ``Xs`` (``simplify.varies``):
+    its weight and the intercept would print as large numbers that cancel."""
+    return any(not varies(tm.values(Xs)) for tm in terms)
+
+
+def _by_score(table, scale, n_rows, readable=None) -> int:
     """model_selection="score": of the rows with a standalone Python form when there are any
-    (``_standalone``: so that ``to_python`` exports the default), the elementary ones
+    (``_standalone``: so that ``to_python`` exports the default), and of those the ``readable``
+    ones when there are any (None: all; a row with a ``cancelling`` term is not), the elementary ones
     (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of the lowest, or
     within the factor a richer kind of term must beat (``kind_margin`` of the ``n_rows``
     held-out rows) if that is larger: a Bessel or Gamma term earns its place only by the rule
@@ -548,6 +543,8 @@ def _by_score(table, scale, n_rows) -> int:
     losses = np.maximum(_selection_losses(table), EXACT_LOSS * scale)
     standalone = _standalone(table)
     pool = standalone if standalone.any() else np.ones(len(losses), dtype=bool)
+    if readable is not None and (pool & readable).any():
+        pool = pool & readable
     lowest = losses[pool].min()
     room = max(SCORE_LOSS_FACTOR, 1.0 / kind_margin(n_rows))
     elementary = pool & _elementary(table) & (losses <= room * lowest)
@@ -556,15 +553,16 @@ def _by_score(table, scale, n_rows) -> int:
     return int(min(rows, key=lambda i: (-score[i], sizes[i])))
 
 
-def _select(table, choice, scale, n_rows) -> int:
+def _select(table, choice, scale, n_rows, readable=None) -> int:
     """The row of ``table`` (``equations_``) that ``model_selection`` = ``choice`` picks: "score"
-    (``_by_score``, ``n_rows`` the held-out rows the losses are measured on); "best", the lowest loss (``_selection_losses``); "simplest", the least
-    complex row within
+    (``_by_score``, ``n_rows`` the held-out rows the losses are measured on, ``readable`` the
+    rows without a cancelling term); "best", the lowest loss (``_selection_losses``);
+    "simplest", the least complex row within
     ``SIMPLEST_TOL`` of ``scale`` (the variance the losses are compared against) of the best
     (ties: the lower loss); a number of terms, the lowest loss among the rows of that size (of
     the largest size below it when the pursuit stopped earlier)."""
     if choice == "score":
-        return _by_score(table, scale, n_rows)
+        return _by_score(table, scale, n_rows, readable)
     losses = _selection_losses(table)
     best = int(np.argmin(losses))
     if choice == "best":
@@ -624,6 +622,21 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         super().__setstate__(state)
         if hasattr(self, "baseline_row_") and not hasattr(self, "baseline_"):
             self.baseline_ = self._baseline()
+        self._logits_in_table()
+
+    def _logits_in_table(self):
+        """A logit model pickled when ``equations_`` held each row's probability holds its logit
+        instead (``expression.logit_of``), as a model fitted now does."""
+        table = getattr(self, "equations_", None)
+        if not self._logit_link or table is None or getattr(self, "expression_", None) is None:
+            return
+        if table["sympy"].iloc[self.selected_] != self.expression_:
+            return  # the table holds the logits already
+        from .expression import logit_of
+
+        self.equations_ = table.assign(sympy=[self.decision_expression_ if i == self.selected_
+                                              else None if e is None else logit_of(e)
+                                              for i, e in enumerate(table["sympy"])])
 
     def _check_params(self):
         if not (_is_int(self.max_terms) and self.max_terms >= 1):
@@ -766,11 +779,14 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         (kind, family) screened on a subsample (``_screened``; their losses on every training
         row logged in ``family_log_``, a kind other than linear as "family (kind)"), the best
         family of each kind (ties: the earlier family) refitted on every training row from
-        there (``_polished``); of those, the simplest kind unless a richer one has a clearly
-        lower loss on the held-out residual ``held`` (``_by_margin``; on the training residual
-        when no row is held out).  None when every family failed."""
+        there (``_polished``), and when its g turns over the data (``Term.turns``: rises and
+        falls, a sine, a Bessel function) the best family whose g is monotone there too, which
+        is kept unless the turning one has a clearly lower loss on the held-out residual
+        ``held`` (``_by_margin``); of the kinds, the simplest unless a richer one has a clearly
+        lower held-out loss by the same rule (on the training residual when no row is held
+        out).  None when every family failed."""
         screened = self._screened(ridges, kinds, step, fit)
-        logged, chosen = {}, []
+        logged, chosen, calm = {}, [], []
         for kind, of_kind in zip(kinds, screened):
             for c in of_kind:
                 if not c.ok:
@@ -779,12 +795,20 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
                 logged[key] = c.loss / step.scale if c.ok else c.reason
             ok = [c for c in of_kind if c.ok]
             if ok:
-                chosen.append((kind, min(ok, key=lambda c: (c.loss, self.families_.index(c.family)))))
+                chosen.append((kind, min(ok, key=self._family_order)))
+                monotone = [c for c in ok if self._turns(ridges, kind, c, fit) == 0]
+                if monotone and self._turns(ridges, kind, chosen[-1][1], fit):
+                    calm.append((kind, min(monotone, key=self._family_order)))
         best = {}
-        for (kind, c), out in zip(chosen, self._polished(ridges, chosen, fit)):
-            out = out if out.ok and out.loss <= c.loss else c
-            term = kind.term(ridges[self.families_.index(c.family)], out)
-            best[kind.name] = self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held)
+        polished = self._polished(ridges, chosen + calm, fit)
+        new_terms = [self._new_term(ridges, kind, c, out, fit, held, monotone=i >= len(chosen))
+                     for i, ((kind, c), out) in enumerate(zip(chosen + calm, polished))]
+        for (kind, _), new in zip(chosen, new_terms):
+            best[kind.name] = new
+        for (kind, _), new in zip(calm, new_terms[len(chosen):]):
+            # a term that turns (rises and falls over the data) earns its place against the best
+            # monotone one of its kind by the margin a richer kind must win by
+            best[kind.name] = _by_margin([new, best[kind.name]], step.scale, len(held.t) or len(fit.t))
         if step.shape is not None and step.shape.exact and self.simplify:
             self._add_power_law(best, kinds, step, fit, held, logged)
         self.family_log_.append(logged)
@@ -794,6 +818,25 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
                 log.info("step %d: best %s term, held-out loss %.4g", step.index + 1, kind.name,
                          best[kind.name].held_loss / step.scale)
         return _by_margin(ordered, step.scale, len(held.t) or len(fit.t)) if ordered else None
+
+    def _family_order(self, c: Candidate) -> tuple:
+        """How a step ranks the candidates of one kind: by loss, ties to the earlier family."""
+        return c.loss, self.families_.index(c.family)
+
+    def _turns(self, ridges, kind: TermKind, c: Candidate, fit: Rows) -> int:
+        """How often the screened candidate ``c``'s g turns over its u on the rows ``fit``."""
+        return kind.term(ridges[self.families_.index(c.family)], c).turns(fit.Xs)
+
+    def _new_term(self, ridges, kind: TermKind, c: Candidate, out: Candidate, fit: Rows, held: Rows,
+                  monotone=False) -> _NewTerm:
+        """The screened candidate ``c`` refitted on every training row (``out``, kept when it
+        lowered the loss and, for a ``monotone`` one, did not make it turn), its held-out loss
+        measured and its floor checked (``_unfloored``)."""
+        ridge = ridges[self.families_.index(c.family)]
+        if not (out.ok and out.loss <= c.loss and not (monotone and kind.term(ridge, out).turns(fit.Xs))):
+            out = c
+        term = kind.term(ridge, out)
+        return self._unfloored(_NewTerm(term, out.loss, _held_out_loss(term, fit, held)), fit, held)
 
     @staticmethod
     def _add_power_law(best: dict, kinds, step: PursuitStep, fit: Rows, held: Rows, logged: dict) -> None:
@@ -931,8 +974,10 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         ``terms_``, ``intercept_``, ``n_terms_`` and expressions.
 
         ``candidates``: (model, whether it is the pursuit's own model of its size)
-        (``_table_candidates``).  The own models are always tabulated; another model is unless
-        another beats it: one with at most its terms, features and Meijer terms and at most its
+        (``_table_candidates``).  The own models are always tabulated (one with a
+        ``cancelling`` term is chosen by "score" only when every row has one); another model
+        is, unless it has a cancelling term or another beats it: one with at most its terms,
+        features and Meijer terms and at most its
         loss is dropped before its formula is built (the formulas are what tabulating costs),
         then one at most as complex with at most its loss.  Rows are ordered by size, the own
         model first, then by decreasing complexity.  The losses of a row are those of its model
@@ -941,6 +986,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         """
         for m, _ in candidates:  # held-out rows are scored the way predict clips them: to the training box
             measure_ranges(m.terms, Xs[rows.train])
+        candidates = [(m, own) for m, own in candidates if own or not cancelling(m.terms, Xs[rows.train])]
         records = [self._scores(m, Xs, t, rows) for m, _ in candidates]
         own = np.array([o for _, o in candidates])
         sizes = np.array([[r["n_terms"], r["n_features"], sum(tm.orders is not None for tm in m.terms)]
@@ -958,7 +1004,8 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         on = rows.test if len(rows.test) else rows.train
         scale = float(np.var(t[on])) or 1.0
         self.equations_["score"] = scores(self.equations_, scale)
-        self.selected_ = _select(self.equations_, self.model_selection, scale, len(on))
+        readable = np.array([not cancelling(view.terms_, Xs) for view in views])
+        self.selected_ = _select(self.equations_, self.model_selection, scale, len(on), readable)
         chosen = views[self.selected_]
         for attr in ("terms_", "intercept_", "n_terms_", "expression_", "decision_expression_", "closed_forms_"):
             setattr(self, attr, getattr(chosen, attr))
@@ -993,7 +1040,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             return record
         shown = model_formula(view, SHOWN_DIGITS)
         return {**record, "complexity": formula_complexity(view), "formula": shown.text, "latex": shown.latex,
-                "sympy": view.expression_}
+                "sympy": view.decision_expression_}
 
     def _set_expression(self):
         """``expression_``, ``decision_expression_`` (the sum before the link), ``closed_forms_``
@@ -1132,7 +1179,8 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
     # ---------------------------------------------------------------- exports (``export``)
     def sympy(self, index=None):
         """The sympy expression of row ``index`` of ``equations_`` (None: the model ``predict``
-        uses) at full precision, as ``predict`` computes it."""
+        uses) at full precision: the model's sum as ``predict`` computes it, a classifier's
+        (or a logit link's) the logit f, whose probability is 1/(1 + exp(-f))."""
         from .export import row_expression
 
         return row_expression(self, index)
@@ -1152,8 +1200,8 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
     def to_python(self, index=None) -> str:
         """The source of a standalone module (numpy, scipy.special where needed, no interp)
         whose ``predict(X)`` is row ``index``'s model (None: the model ``predict`` uses); a
-        classifier's is the probability of ``classes_[1]``.  A term with no numpy/scipy form
-        is refused, named."""
+        classifier's computes the logit f, then the probability of ``classes_[1]``, 1/(1 +
+        exp(-f)).  A term with no numpy/scipy form is refused, named."""
         from .export import python_source
 
         return python_source(self, index)
@@ -1241,13 +1289,15 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         and ``test_loss``, the mean squared error on the model's scale (the logit for a logit
         link) on the training and the held-out rows (NaN without held-out rows); ``r2``,
         held out; ``formula`` and ``latex`` (``render.model_formula``, 4 significant digits) and
-        ``sympy`` (the expression) of the model refitted on every row.  Simplification can
+        ``sympy`` (the expression of the model's sum, the logit under a logit link) of the model
+        refitted on every row.  Simplification can
         raise a larger model's training loss above a smaller one's: the loss of the pursuit
         itself never increases (``loss_history_``).
     selected_
         The index of the row of ``equations_`` ``predict`` uses (``model_selection``).
     terms_, intercept_, n_terms_, expression_, decision_expression_, closed_forms_
-        The selected model.
+        The selected model (``expression_`` what ``predict`` returns, ``decision_expression_``
+        the sum: the logit under a logit link, whose sigmoid ``expression_`` is).
     loss_history_, family_log_
         The pursuit's loss (MSE / Var) after each accepted term and
         every family's loss at each step, on the training rows.

@@ -54,11 +54,12 @@ def row_index(est, index=None) -> int:
 
 
 def row_expression(est, index=None) -> sp.Expr:
-    """The sympy expression of a row's model at full precision, as ``predict`` would compute it
-    with that row selected (a classifier's: the probability of ``classes_[1]``)."""
+    """The sympy expression of a row's model's sum at full precision, as ``predict`` would
+    compute it with that row selected; a classifier's (a logit link's) is the logit f, the
+    probability of ``classes_[1]`` being 1/(1 + exp(-f))."""
     i = row_index(est, index)
     table = getattr(est, "equations_", None)
-    expr = est.expression_ if table is None or i == est.selected_ else table["sympy"].iloc[i]
+    expr = est.decision_expression_ if table is None or i == est.selected_ else table["sympy"].iloc[i]
     if expr is None:
         raise InputError(f"row {i} of the models by size has no sympy expression (sympy could not build it)")
     return expr
@@ -184,9 +185,13 @@ def predict(X):
     if X.ndim != 2 or X.shape[1] != len(FEATURES):
         raise ValueError(f"X must be a table of {{len(FEATURES)}} columns, got shape {{X.shape}}")
 {columns}    with numpy.errstate(all="ignore"):
-        out = {body}
-    return numpy.broadcast_to(numpy.asarray(out, dtype=float), X.shape[:1]).copy()
+        {value} = {body}
+{link}    return numpy.broadcast_to(numpy.asarray(out, dtype=float), X.shape[:1]).copy()
 '''
+
+
+#: the exported probability of a logit model, from its logit ``f`` (as ``predict_proba`` computes it)
+LINK_SOURCE = "        out = 1.0 / (1.0 + numpy.exp(-f))\n"
 
 
 def python_literal(value) -> str:
@@ -200,7 +205,8 @@ def python_source(est, index=None) -> str:
     """The source of a Python module defining ``predict(X)``: a row's model (None: the selected
     one, which ``predict`` uses) with numpy and, where a term needs it, scipy.special, and no
     interp.  A regressor's ``predict`` is the model's prediction, a classifier's the probability
-    of ``classes_[1]`` (``predict_proba(X)[:, 1]``).  An InputError names each term that has no
+    of ``classes_[1]`` (``predict_proba(X)[:, 1]``), computed as the formula reads: the logit
+    f, then 1/(1 + exp(-f)).  An InputError names each term that has no
     such form (a Meijer G-function that no closed form replaced, a custom ridge family)."""
     from interp import __version__
 
@@ -225,5 +231,7 @@ def python_source(est, index=None) -> str:
         imports="\n".join(f"import {m}" for m in modules), features=tuple(str(s) for s in symbols),
         label="" if classes is None else f"#: the class whose probability ``predict`` returns\n"
                                          f"POSITIVE_CLASS = {python_literal(classes[1])}\n",
-        returns="The probability of POSITIVE_CLASS" if classes is not None else "The model's prediction",
-        columns="".join(f"    x{j} = X[:, {j}]\n" for j in used), body=body)
+        returns=("The probability of POSITIVE_CLASS" if classes is not None else "The model's prediction")
+        + (", 1/(1 + exp(-f)) of the logit f," if est._logit_link else ""),
+        columns="".join(f"    x{j} = X[:, {j}]\n" for j in used), body=body,
+        value="f" if est._logit_link else "out", link=LINK_SOURCE if est._logit_link else "")

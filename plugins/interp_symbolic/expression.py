@@ -277,9 +277,15 @@ def build_expression(terms, xs, intercept, data_min, data_range, *, logit=False)
         closed.append(form.closed)
         expr = expr + sp.Float(tm.weight) * _numeric_prefactor(tm, xs) * form.numeric.xreplace({U: u})
     decision = expr
-    if logit:
-        expr = 1 / (1 + sp.exp(-expr))
+    if logit:  # the logit kept whole (also through a pickle): sympy would fold exp(-intercept) into 8.8e+4342
+        expr = 1 / (1 + sp.exp(-sp.UnevaluatedExpr(expr)))
     return SymbolicExpression(expression=expr, term_forms=tuple(forms), closed=tuple(closed), decision=decision)
+
+
+def logit_of(probability: sp.Expr) -> sp.Expr:
+    """f of a probability 1/(1 + exp(-f)) written in sympy (possibly with exp(-intercept)
+    folded into a constant c: 1/(1 + c*exp(-g)) gives f = g - log c)."""
+    return -sp.expand_log(sp.log(1 / probability - 1), force=True)
 
 
 @dataclass(frozen=True)

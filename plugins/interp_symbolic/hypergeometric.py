@@ -249,9 +249,10 @@ class TextPrinter(_GivenOrder, StrPrinter):
         return f"{orders}({f'{an}; {ao}'.strip()} | {f'{bm}; {bo}'.strip()} | {self._print(expr.argument)})"
 
 
-# a symbol sympy's LaTeX printer may write its own way (x_1 as a subscript): letters and digits, with
-# at most one underscore between two such parts; any other name is set as text
-PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)?")
+# a symbol sympy's printers may write their own way: letters, then a number, which they set as a
+# subscript (u1 and x_1 as u_1 and x_1); any other name is set as written, as text: an underscore
+# before letters is part of a column's name (mean_texture), never a subscript
+PLAIN_NAME = re.compile(r"[A-Za-z]+(_?[0-9]+)?")
 
 
 def sympy_keeps(name: str) -> bool:
@@ -272,10 +273,11 @@ def latex_text(name: str) -> str:
 
 
 class LatexPrinter(_GivenOrder, _SympyLatex):
-    """sympy's LaTeX, with pFq written {}_pF_q(a; b; z), and a feature name that is not a plain
-    identifier (``PLAIN_NAME``) or that sympy would turn into another symbol (``sympy_keeps``)
+    """sympy's LaTeX, with pFq written {}_pF_q(a; b; z), and a feature name that is not letters
+    then a number (``PLAIN_NAME``) or that sympy would turn into another symbol (``sympy_keeps``)
     set as escaped text: a column named ``a%b`` or ``x & y`` would otherwise end the formula's
-    line or break its alignment, and ``beta`` would read as a Greek letter."""
+    line or break its alignment, ``mean_texture`` would read as mean with the subscript texture
+    and ``beta`` as a Greek letter."""
 
     def _print_Symbol(self, expr, style="plain"):
         if PLAIN_NAME.fullmatch(expr.name) and sympy_keeps(expr.name):
@@ -292,18 +294,15 @@ class LatexPrinter(_GivenOrder, _SympyLatex):
         return rf"\left({out}\right)^{{{exp}}}" if exp is not None else out
 
 
-#: a symbol name sympy's MathML may read as a name with sub- and superscripts (``u1``, ``x_2``)
-_PLAIN_NAME = re.compile(r"\w+")
-
 
 class MathMLPrinter(_GivenOrder, MathMLPresentationPrinter):
     """sympy's presentation MathML, with pFq and G in their usual notation, and a variable
-    whose name is not made of letters, digits and underscores (a column name from the data), or
-    that sympy would turn into another symbol (``sympy_keeps``), shown as written, escaped:
-    sympy writes a name's text unescaped."""
+    whose name is not letters then a number (``PLAIN_NAME``: a column name such as ``mean_texture``
+    or ``a<b``), or that sympy would turn into another symbol (``sympy_keeps``), shown as
+    written, escaped: sympy writes a name's text unescaped, and an underscore as a subscript."""
 
     def _print_Symbol(self, sym, style="plain"):
-        if _PLAIN_NAME.fullmatch(sym.name) and sympy_keeps(sym.name):
+        if PLAIN_NAME.fullmatch(sym.name) and sympy_keeps(sym.name):
             return super()._print_Symbol(sym, style)
         return self._element("mi", text=html.escape(sym.name, quote=False))
 

@@ -24,7 +24,7 @@ from interp.resources import ResourceError
 from .blackbox import MAX_BLACKBOX_ROWS, MAX_FIT_ROWS, blackbox_outputs, make_blackbox
 from .estimator import (SymbolicPursuitClassifier, SymbolicPursuitRegressor, _sigmoid, check_fit_memory,
                         check_fit_work, starts_per_step)
-from .render import explanation, model_formula
+from .render import explanation, headline, model_formula
 
 MIN_ROWS = 4  # two to fit on (the pursuit needs 2) and at least one held out
 #: the most features the method takes: every term's projection, and so every formula printed,
@@ -173,11 +173,10 @@ def explain_blackbox(model, X, y=None, *, feature_names=None, task=None, max_ter
 
 def _with_headline(result: Explanation, fit: Surrogate) -> Explanation:
     """``result`` with the report's summary: terms and features read, and the formula's first
-    line (cut at ``HEADLINE_CHARS``)."""
+    line with a classifier's link (``render.headline``, at most ``HEADLINE_CHARS``)."""
     est = fit.estimator
     used = int(np.count_nonzero(np.asarray(est.feature_importances_) != 0))
-    first = model_formula(est).text.splitlines()[0] if est.expression_ is not None else ""
-    cut = first if len(first) <= HEADLINE_CHARS else first[:HEADLINE_CHARS - 3] + "..."
+    cut = headline(model_formula(est), HEADLINE_CHARS) if est.expression_ is not None else ""
     return attrs.evolve(result, size=f"{est.n_terms_} term{'s' if est.n_terms_ != 1 else ''}, {used} of {len(fit.names)} features", finding=cut)
 
 

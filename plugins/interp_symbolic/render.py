@@ -13,10 +13,11 @@ with each g the term's closed form, or the hypergeometric functions of its Meije
 units, ``u1 = 0.4477*a + 0.2238*c - 0.01   for u1 in [0.02, 0.67]`` (the min-max scaling
 folded in, coefficients by decreasing size, the clip of ``predict`` stated as the domain).
 
-Every printed number is printable: a classifier's formula is written with its link,
-``P(y=1) = 1/(1 + exp(-(...)))``, so sympy never folds exp(-intercept) into one constant (which
-overflowed to 2.485e-1784), and a constant beyond [``TINY``, ``HUGE``] in magnitude is dropped
-(with a note) or written as exp(log |c|).
+A classifier's formula is what it fits, the logit: ``f(x) = b + w1*g1(u1) + ...``, with the
+link on the line below it, ``P(y=1) = 1/(1 + exp(-f(x)))`` (never the sympy expression of the
+sigmoid, which folds exp(-intercept) into one constant: 8.8e+4342).  Every printed number is
+printable: a constant beyond [``TINY``, ``HUGE``] in magnitude is dropped (with a note) or
+written as exp(log |c|).
 """
 
 from __future__ import annotations
@@ -163,25 +164,28 @@ def equations_table(est) -> Table:
 
 
 def one_line(formula: str) -> str:
-    """A printed formula (``model_formula``'s text) on one line: the sum, then each argument's
-    definition without its domain, separated by "; " (a note on dropped constants left out)."""
+    """A printed formula (``model_formula``'s text) on one line: the sum, a logit model's link,
+    then each argument's definition without its domain, separated by "; " (a note on dropped
+    constants left out)."""
     lines = formula.splitlines()
-    definitions = [line.split("   for ")[0] for line in lines[1:] if re.match(r"u\d+ = ", line)]
-    return "; ".join([lines[0], *definitions])
+    kept = [line.split("   for ")[0] for line in lines[1:]
+            if re.match(r"u\d+ = ", line) or line.endswith(" = 1/(1 + exp(-f(x)))")]
+    return "; ".join([lines[0], *kept])
 
 
 @dataclass(frozen=True)
 class ModelFormula:
     """The model's formula as text, LaTeX and presentation MathML: its left-hand side ``lhs``
-    and right-hand sides (the sum, then one line per term defining its argument u_k), and a
-    ``note`` (empty, or which tiny constants were dropped)."""
+    and right-hand sides (the sum; for a logit model its ``link``, "P(y=1) = 1/(1 +
+    exp(-f(x)))" in text; then one line per term defining its argument u_k), and a ``note``
+    (empty, or which tiny constants were dropped)."""
 
     lhs: str
     right: str
     latex_right: str
     mathml_right: str
     note: str = ""
-    lhs_latex: str = "f(x)"
+    link: str = ""
 
     @property
     def text(self) -> str:
@@ -189,7 +193,7 @@ class ModelFormula:
 
     @property
     def latex(self) -> str:
-        return f"{self.lhs_latex} = {self.latex_right}"
+        return f"{self.lhs} = {self.latex_right}"
 
     @property
     def mathml(self) -> str:
@@ -198,9 +202,10 @@ class ModelFormula:
 
 @dataclass(frozen=True)
 class Notation:
-    """One language of the printed formula: how it ``show``s a sympy expression, wraps the sum
-    in the logistic ``link``, ``define``s an argument (u, its linear form, the ends of its
-    domain, all already shown) and sets the ``lines`` one under the other."""
+    """One language of the printed formula: how it ``show``s a sympy expression, writes the
+    logistic ``link`` of a probability (its left-hand side, already escaped) to the logit
+    f(x), ``define``s an argument (u, its linear form, the ends of its domain, all already
+    shown) and sets the ``lines`` one under the other."""
 
     show: Callable[[sympy.Expr], str]
     link: Callable[[str], str]
@@ -219,16 +224,17 @@ def _mathml_lines(lines: list[str]) -> str:
     return f'<mtable columnalign="left">{cells}</mtable>'  # (the style: browsers ignore columnalign)
 
 
-TEXT = Notation(show=lambda e: TextPrinter().doprint(e), link=lambda body: f"1/(1 + exp(-({body})))",
+TEXT = Notation(show=lambda e: TextPrinter().doprint(e), link=lambda p: f"{p} = 1/(1 + exp(-f(x)))",
                 define=lambda u, lin, lo, hi: f"{u} = {lin}   for {u} in [{lo}, {hi}]", lines="\n".join)
 LATEX = Notation(
-    show=lambda e: LatexPrinter().doprint(e), link=lambda body: r"\frac{1}{1 + e^{-\left(" + body + r"\right)}}",
+    show=lambda e: LatexPrinter().doprint(e), link=lambda p: p + r" = \frac{1}{1 + e^{-f(x)}}",
     define=lambda u, lin, lo, hi: rf"{u} = {lin} \quad \text{{for }} {u} \in \left[{lo}, {hi}\right]",
     lines=_latex_lines)
 MATHML = Notation(
     show=lambda e: MathMLPrinter().doprint(e),
-    link=lambda body: ("<mfrac><mn>1</mn><mrow><mn>1</mn><mo>+</mo><msup><mi>&ExponentialE;</mi><mrow><mo>-</mo>"
-                       f"<mrow><mo>(</mo>{body}<mo>)</mo></mrow></mrow></msup></mrow></mfrac>"),
+    link=lambda p: (f"<mrow><mi>{p}</mi><mo>=</mo><mfrac><mn>1</mn><mrow><mn>1</mn><mo>+</mo><msup>"
+                    "<mi>&ExponentialE;</mi><mrow><mo>-</mo><mi>f</mi><mo>&#8289;</mo><mrow><mo>(</mo><mi>x</mi>"
+                    "<mo>)</mo></mrow></mrow></msup></mrow></mfrac></mrow>"),
     define=lambda u, lin, lo, hi: (f'<mrow>{u}<mo>=</mo>{lin}<mspace width="1em"/><mtext>for</mtext>'
                                    f'<mspace width="0.5em"/>{u}<mo>&#8712;</mo><mrow><mo>[</mo>{lo}<mo>,</mo>{hi}'
                                    "<mo>]</mo></mrow></mrow>"),
@@ -282,33 +288,46 @@ def _printed_sum(est) -> tuple[list, list, list]:
 
 
 def model_formula(est, digits=SHOWN_DIGITS) -> ModelFormula:
-    """``f(x) = b + w1*g1(u1) + ...``, or with a logit link ``P(y=c) = 1/(1 + exp(-(...)))``
-    (``c`` the positive class), then one line per term ``u1 = 0.4477*a + ...   for u1 in
-    [lo, hi]``; every constant printable (``printable``) and rounded to ``digits`` (None:
-    full precision), in text, LaTeX and MathML alike; a note follows the text when tiny
-    constants were dropped."""
+    """``f(x) = b + w1*g1(u1) + ...``, with a logit link followed by ``P(y=c) = 1/(1 +
+    exp(-f(x)))`` (``c`` the positive class; ``p(x)`` without classes), then one line per term
+    ``u1 = 0.4477*a + ...   for u1 in [lo, hi]``; every constant printable (``printable``) and
+    rounded to ``digits`` (None: full precision), in text, LaTeX and MathML alike; a note
+    follows the text when tiny constants were dropped."""
     terms, us, pieces = _printed_sum(est)
     body = _ordered_sum(pieces, digits)
     xs = feature_symbols(est)
     definitions = [_definition(t, xs, digits) for t in terms]
     dropped = body.dropped + sum(d[0].dropped for d in definitions)
+    probability = probability_lhs(est)
     printed = []
-    for notation in NOTATIONS:
-        main = notation.show(body.expression)
-        if est._logit_link:
-            main = notation.link(main)
+    for notation, lhs in zip(NOTATIONS, probability):
+        link = [notation.link(lhs)] if est._logit_link else []
         lines = [notation.define(notation.show(u), *(notation.show(p.expression) for p in d))
                  for u, d in zip(us, definitions)]
-        printed.append(notation.lines([main, *lines]))
-    lhs = lhs_latex = "f(x)"
-    if est._logit_link:
-        classes = getattr(est, "classes_", None)
-        label = class_name(classes[1]) if classes is not None else None
-        lhs = f"P(y={label})" if label is not None else "p(x)"
-        lhs_latex = f"P(y={_latex_label(label)})" if label is not None else "p(x)"
+        printed.append(notation.lines([notation.show(body.expression), *link, *lines]))
     note = (f"({dropped} constant(s) below {TINY:g} in magnitude printed as 0: their terms are negligible)"
             if dropped else "")
-    return ModelFormula(lhs, *printed, note=note, lhs_latex=lhs_latex)
+    return ModelFormula("f(x)", *printed, note=note, link=TEXT.link(probability[0]) if est._logit_link else "")
+
+
+def probability_lhs(est) -> tuple[str, str, str]:
+    """The left-hand side of a logit model's link, as text, LaTeX and MathML text: ``P(y=c)``
+    for the positive class ``c`` (``p(x)`` without classes), the label escaped in LaTeX and
+    MathML."""
+    classes = getattr(est, "classes_", None)
+    if classes is None:
+        return "p(x)", "p(x)", "p(x)"
+    label = class_name(classes[1])
+    return f"P(y={label})", f"P(y={_latex_label(label)})", html.escape(f"P(y={label})")
+
+
+def headline(formula: ModelFormula, chars: int) -> str:
+    """A formula's first line (the sum) cut to ``chars`` characters, with a logit model's link
+    after it ("; P(y=1) = 1/(1 + exp(-f(x)))", never cut)."""
+    first = formula.text.splitlines()[0]
+    room = chars - (len(formula.link) + 2 if formula.link else 0)
+    cut = first if len(first) <= room else first[:max(room - 3, 0)] + "..."
+    return f"{cut}; {formula.link}" if formula.link else cut
 
 
 def _latex_label(label: str) -> str:

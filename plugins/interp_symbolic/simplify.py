@@ -11,7 +11,9 @@ exp, powers, log(1 + .), ...), simplest first:
    form), simplest first, best first within a complexity;
 3. the first form whose residual loss is within the budget (the Meijer term's loss plus ``tol``
    times the larger of that loss and ``RESOLUTION`` of the residual's variance) and whose
-   values vary over the data (see ``CANCEL``) wins; its ``snaps`` (parameters rounded to small
+   values vary over the data (see ``CANCEL``) wins; when the Meijer term turns over the data
+   (``terms.Term.turns``: rises and falls), a monotone form comes first, within the budget
+   widened by the margin a turning term must win by (``model.kind_margin``); its ``snaps`` (parameters rounded to small
    rationals, most aggressive first) are tried next, and the first one still within that budget
    is kept (the snapped parameters pinned, the others and the direction refitted);
 4. direction coefficients below ``DROP`` of the largest (on the min-max scaled features, so a
@@ -30,7 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .families import Ridge
-from .terms import Candidate, Term, evaluate_term, fit_term, projection
+from .model import kind_margin
+from .terms import Candidate, Term, evaluate_term, fit_term, projection, turning_points
 
 SHAPE_POINTS = 128  # the fit at fixed u uses at most this many of the rows (evenly spaced in row order)
 SHAPE_NFEV = 40  # ... and this many least-squares evaluations per start: the joint refit polishes
@@ -44,12 +47,14 @@ EXACT = 1e-10  # losses this small relative to the residual's variance count as 
 # is measured at that resolution, not at the Meijer term's own
 RESOLUTION = 1e-4
 DROP = 1e-3  # direction coefficients below this fraction of the largest are dropped if the loss allows
-# a closed form whose values vary by less than this fraction of their magnitude over the data is a
-# constant plus a small correction (cos(0.007 u + pi), exp(1e-4 u)): its weight and the intercept
-# cancel in huge opposite numbers, so it is not offered as a readable form
-CANCEL = 1e-3
+# a term whose values vary by less than this fraction of their magnitude over the data is a constant
+# plus a small correction (cos(0.007 u + pi), exp(1e-4 u), sin(u) at its peak): its weight and the
+# intercept cancel in large opposite numbers (-1e+4 + 1.001e+4*sin(u1)), and at the 4 significant
+# digits a formula prints, whose rounding moves w*g by up to 5e-4 of its size, less than 1e-2 of
+# variation loses a twentieth of the term's effect; so it is not offered as a readable form
+CANCEL = 1e-2
 
-__all__ = ["Simplified", "loss_budget", "nearest_closed_form", "simplify_term"]
+__all__ = ["Simplified", "loss_budget", "nearest_closed_form", "simplify_term", "varies"]
 
 
 def loss_budget(loss: float, var: float, tol: float) -> float:
@@ -127,12 +132,28 @@ def nearest_closed_form(term: Term, Xs, residual, forms, tol: float, maxiter: in
     if not screened:
         return None
     closest = min(screened, key=lambda c: (c.loss, c.ridge.family.complexity))
+    closest = _calmest(screened, closest, term.turns(Xs), u, len(residual))
     fit = fit_term(closest.ridge, Xs, residual, [(closest.theta, term.v)], maxiter, **term.fit_kinds())
     found = _Fitted(closest.ridge, fit, np.zeros(len(fit.theta), dtype=bool), term)
     if not (fit.ok and _varies(found, Xs)):
         return None
     budget = loss_budget(fit.loss, float(np.var(residual)), tol)
     return term.refitted(closest.ridge, _polished(found, Xs, residual, budget, maxiter).fit)
+
+
+def _calmest(screened, closest, turns: int, u, n_rows: int):
+    """Of the ``screened`` forms, the closest that turns over ``u`` no more than the term does
+    (``turns``); for a term that turns, a monotone one first, when its loss is within the
+    margin a turning one must win by of the ``closest``'s (``_calm_budget``).  ``closest``
+    itself when none qualifies."""
+    def turning(c) -> int:
+        return turning_points(c.ridge, c.theta, u)
+
+    candidates = [c for c in screened if turning(c) <= turns]
+    if turns:
+        monotone = [c for c in candidates if turning(c) == 0 and c.loss <= _calm_budget(closest.loss, n_rows)]
+        candidates = monotone or candidates
+    return min(candidates, key=lambda c: (c.loss, c.ridge.family.complexity)) if candidates else closest
 
 
 @dataclass(frozen=True)
@@ -159,14 +180,34 @@ def _closed_form(term, Xs, residual, forms, budget, maxiter, curves) -> _Fitted 
     """
     u = _unfloored(term, Xs)
     shape = term.ridge.value(term.theta, u)  # the weight and offset are eliminated in the fits
-    screened = [c for c in (_screen(form, term, Xs, residual, u, shape, curves) for form in forms)
-                if c is not None and c.loss <= SCREEN * budget]
+    everything = [c for c in (_screen(form, term, Xs, residual, u, shape, curves) for form in forms) if c is not None]
+    turns = term.turns(Xs)
+    if turns:
+        calm = _calm_budget(budget, len(residual))
+        monotone = [c for c in everything if turning_points(c.ridge, c.theta, u) == 0]
+        found = _first_within(monotone, term, Xs, residual, calm, maxiter, max_turns=0)
+        if found is not None:
+            return found
+    return _first_within(everything, term, Xs, residual, budget, maxiter, max_turns=turns)
+
+
+def _calm_budget(budget: float, n_rows: int) -> float:
+    """The loss a monotone form may reach in place of a term that turns: ``budget`` divided by
+    the margin a turning term must win by on ``n_rows`` rows (``model.kind_margin``)."""
+    return budget / kind_margin(n_rows)
+
+
+def _first_within(screened, term, Xs, residual, budget, maxiter, max_turns) -> _Fitted | None:
+    """Of the ``screened`` forms, the simplest whose joint refit is within ``budget``, varies
+    over the data and turns there at most ``max_turns`` times (a rewrite never makes a term
+    rise and fall more than it did); None when none is (see ``_closed_form``)."""
+    screened = [c for c in screened if c.loss <= SCREEN * budget]
     gambles = sorted((c for c in screened if c.loss > budget), key=lambda c: c.loss)[:MAX_REFITS]
     tried = [c for c in screened if c.loss <= budget or any(c is g for g in gambles)]
     for c in sorted(tried, key=lambda c: (c.ridge.family.complexity, c.loss)):
         fit = fit_term(c.ridge, Xs, residual, [(c.theta, term.v)], maxiter, **term.fit_kinds())
         found = _Fitted(c.ridge, fit, np.zeros(len(c.theta), dtype=bool), term)
-        if fit.ok and fit.loss <= budget and _varies(found, Xs):
+        if fit.ok and fit.loss <= budget and _varies(found, Xs) and _turns(found, Xs) <= max_turns:
             return found
     return None
 
@@ -197,9 +238,19 @@ def _unfloored(term: Term, Xs) -> np.ndarray:
     return projection(term.v, term.projection.features(Xs), term.projection, term.normalised)[0]
 
 
+def _turns(found: _Fitted, Xs) -> int:
+    """How often the fitted form's g turns over its u on the data (``terms.turning_points``)."""
+    return found.term.refitted(found.ridge, found.fit).turns(Xs)
+
+
 def _varies(found: _Fitted, Xs) -> bool:
-    """Whether the fitted form's values on the data vary by at least ``CANCEL`` of their size."""
-    g = found.term.refitted(found.ridge, found.fit).values(Xs, clip=False)
+    """Whether the fitted form's values on the data vary (``varies``)."""
+    return varies(found.term.refitted(found.ridge, found.fit).values(Xs, clip=False))
+
+
+def varies(g) -> bool:
+    """Whether a term's values ``g`` on the rows vary by at least ``CANCEL`` of their size: else
+    its weight and the intercept cancel in large numbers."""
     return bool(np.ptp(g) >= CANCEL * np.max(np.abs(g)))
 
 

@@ -26,6 +26,10 @@ from .projections import LINEAR, direction_scale
 log = logging.getLogger("interp_symbolic")
 
 BIG = 1e30  # the loss of an evaluation that failed: every finite loss beats it
+TURN_GRID = 257  # points of a term's range of u at which ``turning_points`` looks for g's turns
+# a step of g smaller than this fraction of g's spread over the range has no direction (rounding,
+# or a flat stretch of a step function): it neither makes nor breaks a turn
+TURN_FLAT = 1e-6
 
 
 class Term:
@@ -150,8 +154,29 @@ class Term:
                      scale=float(self.theta[p + q]), power=float(self.theta[p + q + 1]))
         return d
 
+    def turns(self, Xs) -> int:
+        """How often g turns (``turning_points``) over the range of u on the rows ``Xs``."""
+        return turning_points(self.ridge, self.theta, self.unclipped(Xs))
+
     def __repr__(self) -> str:
         return f"Term({self.family}, w={self.weight:.4g})"
+
+
+def turning_points(ridge: Ridge, theta, u) -> int:
+    """How many times g (``ridge`` at ``theta``) changes direction between the smallest and the
+    largest value of ``u``, on ``TURN_GRID`` evenly spaced points: 0 for a monotone g, 1 for a
+    single bump or dip, more for an oscillating one (a sine over two periods, a Bessel J)."""
+    u = np.asarray(u, dtype=float)
+    u = u[np.isfinite(u)]
+    if len(u) == 0 or u.max() <= u.min():
+        return 0
+    with np.errstate(all="ignore"):
+        g = np.asarray(ridge.value(np.asarray(theta, dtype=float), np.linspace(u.min(), u.max(), TURN_GRID)))
+    if not np.all(np.isfinite(g)):
+        return 0
+    steps = np.diff(g)
+    signs = np.sign(steps[np.abs(steps) > TURN_FLAT * max(np.ptp(g), 1e-300)])
+    return int(np.count_nonzero(signs[1:] != signs[:-1]))
 
 
 @dataclass(frozen=True)

@@ -154,3 +154,23 @@ def test_a_report_without_a_model_says_each_method_fitted_the_data(run, tmp_path
     page = (tmp_path / "r" / "report.html").read_text()
     assert "No model was given: each method fitted a model of its own to the data" in page
     assert page.index("<figure>") < page.index("<summary>metrics and parameters</summary>")
+
+
+def test_a_long_product_in_a_table_cell_can_wrap_and_copies_as_written():
+    """A notebook gives our tables no style: a formula cell such as a monomial of long names
+    (no space in 180 characters) gets a line-break opportunity after each lone * or /, never
+    inside ``**`` or after a cell's last character (the selected row's lone "*" stays as it is)."""
+    import re as _re
+
+    from interp.markup import audit
+    from interp.report import sections_html
+    from interp.results import Table
+
+    product = "*".join(f"feature_number_{i}**0.{i + 1}" for i in range(8)) + "/scale"
+    out = sections_html([Table(("", "formula"), [("*", f"f(x) = 1.8*{product}")])], {})
+    assert "<td>*</td>" in out and "**<wbr>" not in out and "*<wbr>*" not in out
+    cell = _re.search(r"<td>f\(x\).*?</td>", out).group()
+    words = _re.split(r"\s|<wbr>", cell.removeprefix("<td>").removesuffix("</td>"))
+    assert max(map(len, words)) <= len("feature_number_7**0.8*")
+    assert cell.replace("<wbr>", "") == f"<td>f(x) = 1.8*{product}</td>"
+    assert audit(out) == []

@@ -12,6 +12,7 @@ import sympy as sp
 
 from interp import InputError, load_dataset
 from interp_symbolic import SymbolicPursuitRegressor
+from interp_symbolic.export import has_standalone_form
 
 from ..exports_helpers import old_estimator, run_exported
 from .test_pickle import third_party_families  # noqa: F401 - a fixture: a custom family registered
@@ -101,17 +102,58 @@ def test_a_custom_family_term_is_refused_with_its_family_named(third_party_famil
 
 def test_a_constant_sympy_folded_beyond_the_doubles_is_written_back_as_an_exponent():
     """sympy folds exp(-(x + 800)) into 3.7e-348 * exp(-x), which is 0 as a double; the export
-    writes exp(-x - 800) instead and stays the logistic function."""
+    writes exp(-x - 800) instead, and the logistic function of it stays what it is."""
     est = copy.deepcopy(old_estimator("symbolic_breast_cancer"))
-    x = next(s for s in est.expression_.free_symbols if s.name == "mean_radius")
-    est.expression_ = 1 / (1 + sp.exp(-(x + sp.Float(800.0))))
-    assert any(float(c) == 0.0 for c in est.expression_.atoms(sp.Float))  # sympy did fold it
+    x = next(s for s in est.decision_expression_.free_symbols if s.name == "mean_radius")
+    est.decision_expression_ = 1 - sp.exp(-(x + sp.Float(800.0)))
+    assert any(float(c) == 0.0 for c in est.decision_expression_.atoms(sp.Float))  # sympy did fold it
     X = _rows("breast-cancer")
     X["mean_radius"] = np.linspace(-805, -795, len(X))
     namespace: dict = {}
     exec(compile(est.to_python(), "folded", "exec"), namespace)  # noqa: S102 - our own export
-    want = 1 / (1 + np.exp(-(X["mean_radius"].to_numpy() + 800)))
+    want = 1 / (1 + np.exp(-(1 - np.exp(-(X["mean_radius"].to_numpy() + 800)))))
     assert _close(namespace["predict"](X), want)
+
+
+def test_a_classifier_exports_its_logit_and_the_link_and_no_folded_constant(tmp_path):
+    """A classifier whose logit has a large intercept (-400 + 402*x: sympy's sigmoid of it
+    folds exp(400) into 5.2e+173) prints, exports to sympy and to Python as the logit f with
+    1/(1 + exp(-f)) beside it; the exported code equals predict_proba."""
+    from interp_symbolic import SymbolicPursuitClassifier
+    from interp_symbolic.expression import logit_of
+    from interp_symbolic.render import model_formula
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.uniform(0.99, 1.01, 200), "b": rng.uniform(size=200)})
+    p = 1 / (1 + np.exp(-(-400 + 402 * X.a.to_numpy())))
+    est = SymbolicPursuitClassifier(max_terms=1, n_restarts=1, maxiter=30, random_state=0).fit(X, p > 0.5, proba=p)
+    f = est.sympy()
+    assert f == est.decision_expression_ == est.equations_["sympy"].iloc[est.selected_]
+    for expr in [*est.equations_["sympy"].dropna(), est.expression_]:  # the logit's own numbers, none folded
+        assert all(abs(float(c)) < 1e6 for c in expr.atoms(sp.Float))
+    text = model_formula(est).text
+    assert text.splitlines()[1] == "P(y=True) = 1/(1 + exp(-f(x)))" and "e+1" not in text.splitlines()[0]
+    source = est.to_python()
+    assert "out = 1.0 / (1.0 + numpy.exp(-f))" in source
+    out = run_exported(source, X.to_numpy(), ["predict"], tmp_path)
+    assert _close(out["predict"], est.predict_proba(X)[:, 1])
+    assert sp.simplify(logit_of(est.expression_) - f) == 0
+
+
+def test_a_classifier_pickled_with_probabilities_in_its_table_gets_their_logits():
+    """A classifier saved when ``equations_`` held each row's probability: each row's sympy is
+    its logit after loading, equal to the row's probability through the link."""
+    est = old_estimator("symbolic_breast_cancer")
+    X = _rows("breast-cancer")
+    assert est.sympy() == est.decision_expression_
+    for i, f in enumerate(est.equations_["sympy"]):
+        if f is None or not has_standalone_form(f):
+            continue
+        namespace: dict = {}
+        exec(compile(est.to_python(i), f"row{i}", "exec"), namespace)  # noqa: S102 - our own export
+        logit = sp.lambdify(sorted(f.free_symbols, key=str), f, modules=["scipy", "numpy"])
+        values = logit(*[X[s.name].to_numpy() for s in sorted(f.free_symbols, key=str)])
+        assert _close(namespace["predict"](X), 1 / (1 + np.exp(-values)), rtol=1e-8)
 
 
 def test_hostile_feature_names_stay_strings_in_the_exported_source(tmp_path):

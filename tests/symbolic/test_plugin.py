@@ -67,7 +67,9 @@ def test_run_method_classification_is_a_classifier():
     assert isinstance(est, SymbolicPursuitClassifier) and list(est.classes_) == ["high", "low"]
     assert res.params["task"] == "classification"
     assert 0 <= res.metrics["symbolic_accuracy"] <= 1 and res.metrics["fidelity_r2"] > 0.5
-    assert res.sections[0].text.startswith("P(y=low) = 1/(1 + exp(-(")  # the probability of "low", through its link
+    main, link = res.sections[0].text.splitlines()[:2]
+    assert main.startswith("f(x) = ") and link == "P(y=low) = 1/(1 + exp(-f(x)))"  # the logit, then the link
+    assert res.finding == f"{main}; {link}" or res.finding.endswith(f"...; {link}")
 
 
 @pytest.mark.parametrize("options, flag", [

@@ -16,7 +16,7 @@ import interp
 from interp import RidgeFamily
 from interp_symbolic import SymbolicPursuitClassifier, SymbolicPursuitRegressor, explain_blackbox
 from interp_symbolic.hypergeometric import Z, TextPrinter, hypergeometric_form
-from interp_symbolic.render import formula_complexity, model_formula
+from interp_symbolic.render import formula_complexity, headline, model_formula, one_line
 
 CONFIGS = [(1, 0, 0, 2), (0, 1, 3, 1), (2, 1, 2, 3), (2, 2, 3, 3), (2, 0, 1, 3)]
 FORBIDDEN = re.compile(r"meijerg|exp_polar|hyper\(|Min\(|Max\(|\bI\b")
@@ -284,11 +284,13 @@ def test_classifier_prints_its_link_and_definitions():
     est = SymbolicPursuitClassifier(max_terms=1, families=["meijer_0131"], **FAST).fit(X, (p > 0.5).astype(int),
                                                                                        proba=p)
     shown = model_formula(est)
-    main, line = shown.text.splitlines()
-    assert main.startswith("P(y=1) = 1/(1 + exp(-(") and main.endswith(")))")
+    main, link, line = shown.text.splitlines()
+    assert main.startswith("f(x) = ") and "exp(-(" not in main  # the logit, as fitted
+    assert link == "P(y=1) = 1/(1 + exp(-f(x)))"
     assert line.startswith("u1 = ") and " for u1 in [" in line
-    assert shown.latex.startswith(r"P(y=1) = \begin{aligned}&\frac{1}{1 + e^{-\left(")
-    assert "<mfrac>" in shown.mathml and "<mtable" in shown.mathml
+    assert shown.latex.startswith(r"f(x) = \begin{aligned}&") and r"\\ &P(y=1) = \frac{1}{1 + e^{-f(x)}} \\ &u_{1}" in shown.latex
+    assert "<mfrac>" in shown.mathml and "<mtable" in shown.mathml and "<mi>P(y=1)</mi>" in shown.mathml
+    assert headline(shown, 120) == f"{main}; {link}" and one_line(shown.text).startswith(f"{main}; {link}; u1 = ")
 
 
 def test_explanation_shows_models_by_size_and_shapes_and_round_trips_json():
@@ -364,10 +366,10 @@ def test_a_class_label_reaches_latex_and_mathml_escaped():
     for latex in outputs:
         assert escaped in latex and r"\newwrite" not in latex.replace(r"\textbackslash{}newwrite", "")
     assert "&lt;" not in model_formula(est).mathml and HOSTILE_LABEL not in model_formula(est).latex
-    assert model_formula(est).text.startswith(f"P(y={HOSTILE_LABEL}) = ")
+    assert model_formula(est).text.splitlines()[1] == f"P(y={HOSTILE_LABEL}) = 1/(1 + exp(-f(x)))"
 
 
-@pytest.mark.parametrize("name", ["beta", "xnorm", "pricebar", "alpha_1", "xdot"])
+@pytest.mark.parametrize("name", ["beta", "xnorm", "pricebar", "alpha_1", "xdot", "mean_texture", "a_b_c", "x_2b"])
 def test_a_feature_name_prints_as_written_not_as_sympy_reads_it(name):
     from interp_symbolic.hypergeometric import LatexPrinter, MathMLPrinter
 
@@ -384,3 +386,24 @@ def test_a_feature_named_like_a_term_argument_renames_the_argument():
                                    monomials=False, random_state=0).fit(X, y)
     text = model_formula(est).text
     assert "\nw1 = " in text and "for w1 in [" in text and "\nu1 = " not in text, text
+
+
+def test_a_column_with_an_underscore_prints_as_written_in_latex_mathml_and_plots():
+    """``mean_texture`` is one name: never "mean" with the subscript "texture"."""
+    from matplotlib.text import Text
+
+    from interp_symbolic.plots import plot_shapes
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(1, 2, size=(120, 2)), columns=["mean_texture", "worst_area"])
+    y = np.exp(-X.mean_texture) + 0.5 * X.worst_area
+    est = SymbolicPursuitRegressor(max_terms=1, monomials=False, **FAST).fit(X, y)
+    shown = model_formula(est)
+    for latex in (shown.latex, est.to_latex(), est.latex()):
+        assert r"\text{mean\_texture}" in latex and "mean_{" not in latex and "texture}" not in latex.replace(
+            r"\text{mean\_texture}", "")
+    for mathml in (shown.mathml, est.to_mathml()):
+        assert "<mi>mean_texture</mi>" in mathml and "<msub><mi>mean</mi>" not in mathml
+    fig = plot_shapes(est, X)
+    texts = [t for t in fig.findobj(Text) if "texture" in t.get_text()]
+    assert texts and all("mean_texture" in t.get_text() and not t.get_parse_math() for t in texts)

@@ -107,10 +107,10 @@ def classifier():
 
 def test_classification_formula_is_written_with_its_link(classifier):
     shown = model_formula(classifier)
-    main, definition = shown.text.splitlines()
-    assert main.startswith("P(y=1) = 1/(1 + exp(-(") and main.endswith(")))")
+    main, link, definition = shown.text.splitlines()
+    assert main.startswith("f(x) = ") and link == "P(y=1) = 1/(1 + exp(-f(x)))"
     assert definition.startswith("u1 = ") and "   for u1 in [" in definition
-    assert shown.latex.startswith(r"P(y=1) = \begin{aligned}&\frac{1}{1 + e^{-\left(")
+    assert shown.latex.startswith(r"f(x) = \begin{aligned}&") and r"P(y=1) = \frac{1}{1 + e^{-f(x)}}" in shown.latex
     assert "<mfrac>" in shown.mathml
 
 
@@ -124,7 +124,7 @@ def test_huge_intercept_never_prints_an_overflowed_constant(classifier):
     assert "4100" in text and "6219" in text and _printable_numbers(text)
     assert _printable_numbers(model_formula(est, digits=None).text)
     assert _printable_numbers(est.to_latex()) and _printable_numbers(est.to_mathml())
-    assert est.to_latex().startswith(r"\begin{aligned}&\frac{1}{1 + e^{-\left(")
+    assert est.to_latex().startswith(r"\begin{aligned}&4100") and r"\frac{1}{1 + e^{-f(x)}}" in est.to_latex()
 
 
 def pickle_copy(obj):
