@@ -15,8 +15,11 @@ from typing import Any
 import attrs
 
 from .errors import InputError
-from .sections import (
+from .sections import (  # the records also importable from here, where they lived before interp.sections
     Figure,
+    Formula,
+    Table,
+    Text,
     _json_kind,
     _sections,
     format_value,
@@ -26,6 +29,8 @@ from .sections import (
     to_jsonable,
 )
 from .terminal import visible
+
+__all__ = ["Explanation", "FORMAT_VERSION", "Figure", "Formula", "Table", "Text", "format_value", "to_jsonable"]
 
 FORMAT_VERSION = 3  # 2: "method" beside "plugin", and "sections"; 3: "size" and "finding"
 
