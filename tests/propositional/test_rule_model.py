@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import pickle
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import interp
@@ -167,3 +169,17 @@ def test_a_rule_list_of_constant_columns_is_its_default_alone():
     assert model.n_rules_ == 0 and str(model) == "always 0" and set(model.predict(X)) == {0}
     with pytest.raises(interp.InputError, match="at least one binary column"):
         RuleList().fit(np.zeros((5, 0)), np.arange(5) % 2)
+
+
+def test_numeric_columns_read_as_round_thresholds_in_the_rules():
+    """A numeric column is cut where a person would cut it (``age>=50``, as the Facets cards
+    do), not at a raw quantile (``worst_texture>30.365``), and each rule reads so."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"age": rng.uniform(18, 90, 400), "income": rng.lognormal(10, 1, 400)})
+    y = ((frame["age"] >= 50) & (frame["income"] >= 20000)).astype(int)
+    est = PropositionalSVC(formula="a & b", C=1.0, binarize="auto", random_state=0).fit(frame, y)
+    names = list(est.binarizer_.get_feature_names_out())
+    assert all(re.fullmatch(r"(age|income)>=\d+", name) for name in names), names
+    text = str(est.rule_model_)
+    thresholds = re.findall(r"(?:age|income)>=([\d.e+]+)", text)
+    assert thresholds and all(len(t.rstrip("0")) <= 2 for t in thresholds), text
