@@ -164,6 +164,21 @@ def _prefix_accuracy(B: np.ndarray, codes: np.ndarray, rules, defaults, max_rule
     return acc
 
 
+def _cv_length(B: np.ndarray, codes: np.ndarray, learn: tuple, folds, tolerance: float) -> tuple[int, float]:
+    """The number of rules to keep: the fewest whose held-out accuracy over ``folds`` is within
+    ``tolerance`` of the best prefix's, and that accuracy (all rules and NaN without folds)."""
+    max_rules = learn[1]
+    if not folds:
+        return max_rules, float("nan")
+    acc = np.zeros(max_rules + 1)
+    for train, test in folds:
+        rules, defaults = _learn(B[train], codes[train], *learn)
+        acc += _prefix_accuracy(B[test], codes[test], rules, defaults, max_rules)
+    acc /= len(folds)
+    keep = int(np.flatnonzero(acc >= acc.max() - tolerance)[0])
+    return keep, float(acc[keep])
+
+
 class RuleList(ClassifierMixin, BaseEstimator):
     """A decision list over ``conditions`` (``PlainRule``s over the binary columns; empty: every
     column on its own), learned as the module notes say.
@@ -200,9 +215,10 @@ class RuleList(ClassifierMixin, BaseEstimator):
         gain = max(1.0, float(self.min_gain) * len(y))
         fitted = []
         orders = _orders(np.bincount(codes, minlength=len(self.classes_)))
+        folds = self._folds(codes)
         for columns, penalty, order in itertools.product(_without_negations(pool), PENALTIES, orders):
             learn = (order, int(self.max_rules), int(self.max_terms), gain, penalty)
-            keep, held_out = self._cv_length(B[:, columns], codes, learn)
+            keep, held_out = _cv_length(B[:, columns], codes, learn, folds, float(self.tolerance))
             rules, defaults = _learn(B[:, columns], codes, *learn)
             fitted.append((held_out, [([columns[c] for c in chosen], label) for chosen, label in rules[:keep]],
                            defaults[min(keep, len(rules))]))
@@ -231,22 +247,13 @@ class RuleList(ClassifierMixin, BaseEstimator):
             out.append(c)
         return out or pool[:1]
 
-    def _cv_length(self, B: np.ndarray, codes: np.ndarray, learn: tuple) -> tuple[int, float]:
-        """The number of rules to keep: the fewest whose held-out accuracy is within
-        ``tolerance`` of the best prefix's, and that accuracy (all rules and NaN when a class is
-        too small for ``cv`` folds)."""
-        max_rules = learn[1]
-        smallest = np.bincount(codes).min()
-        if int(self.cv) < 2 or smallest < int(self.cv):
-            return max_rules, float("nan")
+    def _folds(self, codes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The ``cv``-fold splits, repeated, that choose every list's length (the same for each
+        candidate set, penalty and order); none when a class is too small for ``cv`` folds."""
+        if int(self.cv) < 2 or np.bincount(codes).min() < int(self.cv):
+            return []
         folds = RepeatedStratifiedKFold(n_splits=int(self.cv), n_repeats=_REPEATS, random_state=self.random_state)
-        acc = np.zeros(max_rules + 1)
-        for train, test in folds.split(B, codes):
-            rules, defaults = _learn(B[train], codes[train], *learn)
-            acc += _prefix_accuracy(B[test], codes[test], rules, defaults, max_rules)
-        acc /= int(self.cv) * _REPEATS
-        keep = int(np.flatnonzero(acc >= acc.max() - float(self.tolerance))[0])
-        return keep, float(acc[keep])
+        return list(folds.split(np.zeros(len(codes)), codes))
 
     def decide(self, X) -> np.ndarray:
         """For each row, the index of the rule that decides it (``len(rules_)``: the default)."""
