@@ -89,16 +89,15 @@ def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int, penalty: fl
     0 before, 1 after adding it) until it is pure, nothing gains or it has ``max_terms``
     candidates; of it and its beginnings, the one of largest p - ``penalty`` n wins (the
     shorter on a tie), and its gain is p - n."""
-    covered, chosen = np.ones(B.shape[0], dtype=bool), []
-    p0, n0 = float(Y[:, k].sum()), float(Y.shape[0] - Y[:, k].sum())
+    chosen: list[int] = []
+    y = Y[:, k] > 0
+    p0, n0 = float(y.sum()), float(y.size - y.sum())
     best: tuple[float, float, list[int]] = (-np.inf, 0.0, [])
-    y = Y[:, k]
     for _ in range(max_terms):
         if p0 == 0 or n0 == 0:
             break
-        inside = B & covered[:, None]
-        p1 = inside.T.astype(np.float64) @ y
-        n1 = inside.sum(axis=0) - p1
+        p1 = np.count_nonzero(B[y], axis=0).astype(np.float64)  # B, y: only the rows covered so far
+        n1 = np.count_nonzero(B, axis=0) - p1
         with np.errstate(divide="ignore", invalid="ignore"):
             foil = p1 * (np.log(p1 / (p1 + n1)) - np.log(p0 / (p0 + n0)))
         foil[(p1 == 0) | ~np.isfinite(foil)] = -np.inf
@@ -106,7 +105,8 @@ def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int, penalty: fl
         if foil[pick] <= 1e-12:
             break
         chosen.append(pick)
-        covered, p0, n0 = inside[:, pick], p1[pick], n1[pick]
+        covered = B[:, pick]
+        B, y, p0, n0 = B[covered], y[covered], p1[pick], n1[pick]
         if p0 - penalty * n0 > best[0] + 1e-9:
             best = (p0 - penalty * n0, p0 - n0, list(chosen))
     return best[2], best[1]
