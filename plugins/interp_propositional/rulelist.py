@@ -152,16 +152,20 @@ def _orders(counts: np.ndarray) -> list[list[int]]:
 
 def _prefix_accuracy(B: np.ndarray, codes: np.ndarray, rules, defaults, max_rules: int) -> np.ndarray:
     """Accuracy on rows ``B`` of each prefix of the list (0 to ``max_rules`` rules; a prefix
-    longer than the list is the whole list)."""
-    pred = np.full(len(codes), -1)
-    acc = np.empty(max_rules + 1)
-    for j in range(max_rules + 1):
-        if 0 < j <= len(rules):
-            chosen, label = rules[j - 1]
-            pred[(pred < 0) & B[:, chosen].all(axis=1)] = label
-        filled = np.where(pred < 0, defaults[min(j, len(rules))], pred)
-        acc[j] = float(np.mean(filled == codes))
-    return acc
+    longer than the list is the whole list): the rows the first k rules decide rightly, plus
+    the rows they leave whose class is the default after k."""
+    n_rules = len(rules)
+    which = np.full(len(codes), n_rules)  # the rule that decides each row (n_rules: none)
+    for i in range(n_rules - 1, -1, -1):
+        which[B[:, rules[i][0]].all(axis=1)] = i
+    labels = np.array([label for _, label in rules] + [-1])
+    right = np.concatenate([[0], np.cumsum(np.bincount(which, weights=labels[which] == codes,
+                                                       minlength=n_rules + 1)[:n_rules])])
+    counts = np.zeros((n_rules + 1, int(max(codes.max(initial=0), max(defaults))) + 1))
+    np.add.at(counts, (which, codes), 1)
+    left = np.cumsum(counts[::-1], axis=0)[::-1]  # left[k, c]: rows of class c no rule before k decides
+    k = np.minimum(np.arange(max_rules + 1), n_rules)
+    return (right[k] + left[k, np.asarray(defaults)[k]]) / len(codes)
 
 
 def _cv_length(B: np.ndarray, codes: np.ndarray, learn: tuple, folds, tolerance: float) -> tuple[int, float]:
@@ -210,8 +214,7 @@ class RuleList(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         names = self.feature_names
         self.feature_names_ = [str(n) for n in names] if names is not None else [f"x{i}" for i in range(Xb.shape[1])]
-        pool = self._pool(Xb)
-        B = np.column_stack([truth(c, Xb) for c in pool])
+        pool, B = self._pool(Xb)
         gain = max(1.0, float(self.min_gain) * len(y))
         fitted = []
         orders = _orders(np.bincount(codes, minlength=len(self.classes_)))
@@ -231,13 +234,14 @@ class RuleList(ClassifierMixin, BaseEstimator):
                        for chosen, label in rules]
         return self
 
-    def _pool(self, Xb: np.ndarray) -> list[PlainRule]:
+    def _pool(self, Xb: np.ndarray) -> tuple[list[PlainRule], np.ndarray]:
         """The candidates that are neither constant nor a copy of an earlier one on these rows
-        (all constant: the first, and the list will be its default class alone)."""
+        (all constant: the first, and the list will be its default class alone), and their
+        truth values on the rows (one column each)."""
         if Xb.shape[1] == 0:
             raise InputError("a rule list needs at least one binary column")
         pool = list(self.conditions) or literals(Xb.shape[1])
-        seen, out = set(), []
+        seen, out, columns = set(), [], []
         for c in pool:
             values = truth(c, Xb)
             key = np.packbits(values).tobytes()
@@ -245,7 +249,10 @@ class RuleList(ClassifierMixin, BaseEstimator):
                 continue
             seen.add(key)
             out.append(c)
-        return out or pool[:1]
+            columns.append(values)
+        if not out:
+            out, columns = pool[:1], [truth(pool[0], Xb)]
+        return out, np.column_stack(columns)
 
     def _folds(self, codes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The ``cv``-fold splits, repeated, that choose every list's length (the same for each
