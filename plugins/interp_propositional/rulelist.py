@@ -80,24 +80,26 @@ class RuleStats:
     agreement: float
 
 
-def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int, penalty: float) -> tuple[list[int], float]:
-    """The candidates (columns of ``B``) of the next rule for class ``k`` and its gain, on rows
-    ``B`` with one-hot labels ``Y``.
+def _grow_rule(B: np.ndarray, counts: np.ndarray, y: np.ndarray, rows: np.ndarray, max_terms: int,
+               penalty: float) -> tuple[list[int], float]:
+    """The candidates (columns of ``B``) of the next rule for the class of the rows where ``y``
+    holds, and its gain, learned on the rows ``rows`` (a mask) of ``B``; ``counts`` is ``B`` as
+    floats, so that two matrix-vector products count every candidate's rows at once.
 
     The conjunction grows by the candidate of largest FOIL gain
-    p1 (log p1 / (p1 + n1) - log p0 / (p0 + n0)) (p: rows of class k covered, n: the others;
+    p1 (log p1 / (p1 + n1) - log p0 / (p0 + n0)) (p: rows of the class covered, n: the others;
     0 before, 1 after adding it) until it is pure, nothing gains or it has ``max_terms``
     candidates; of it and its beginnings, the one of largest p - ``penalty`` n wins (the
     shorter on a tie), and its gain is p - n."""
     chosen: list[int] = []
-    y = Y[:, k] > 0
-    p0, n0 = float(y.sum()), float(y.size - y.sum())
+    covered = rows
+    p0, n0 = float(np.count_nonzero(rows & y)), float(np.count_nonzero(rows & ~y))
     best: tuple[float, float, list[int]] = (-np.inf, 0.0, [])
     for _ in range(max_terms):
         if p0 == 0 or n0 == 0:
             break
-        p1 = np.count_nonzero(B[y], axis=0).astype(np.float64)  # B, y: only the rows covered so far
-        n1 = np.count_nonzero(B, axis=0) - p1
+        p1 = ((covered & y).astype(counts.dtype) @ counts).astype(np.float64)
+        n1 = ((covered & ~y).astype(counts.dtype) @ counts).astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             foil = p1 * (np.log(p1 / (p1 + n1)) - np.log(p0 / (p0 + n0)))
         foil[(p1 == 0) | ~np.isfinite(foil)] = -np.inf
@@ -105,8 +107,7 @@ def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int, penalty: fl
         if foil[pick] <= 1e-12:
             break
         chosen.append(pick)
-        covered = B[:, pick]
-        B, y, p0, n0 = B[covered], y[covered], p1[pick], n1[pick]
+        covered, p0, n0 = covered & B[:, pick], p1[pick], n1[pick]
         if p0 - penalty * n0 > best[0] + 1e-9:
             best = (p0 - penalty * n0, p0 - n0, list(chosen))
     return best[2], best[1]
@@ -119,17 +120,18 @@ def _learn(B: np.ndarray, codes: np.ndarray, order: Sequence[int], max_rules: in
     least ``min_gain`` rows.  Returns its rules (candidates, class) and the default class after
     each prefix (``defaults[j]``: the majority of the rows the first j rules leave)."""
     n_classes = int(max(order)) + 1
-    Y = np.eye(n_classes)[codes]
+    counts = B.astype(np.float32 if len(codes) < 2**24 else np.float64)  # float32 counts exactly below 2^24
     left = np.ones(len(codes), dtype=bool)
-    rules, defaults = [], [int(np.argmax(Y.sum(axis=0)))]
+    rules, defaults = [], [int(np.argmax(np.bincount(codes, minlength=n_classes)))]
     for k in order[:-1]:
         while len(rules) < max_rules and left.any():
-            chosen, gain = _grow_rule(B[left], Y[left], k, max_terms, penalty)
+            chosen, gain = _grow_rule(B, counts, codes == k, left, max_terms, penalty)
             if not chosen or gain < min_gain:
                 break
             rules.append((chosen, k))
             left &= ~B[:, chosen].all(axis=1)
-            defaults.append(int(np.argmax(Y[left].sum(axis=0))) if left.any() else defaults[-1])
+            defaults.append(int(np.argmax(np.bincount(codes[left], minlength=n_classes))) if left.any()
+                            else defaults[-1])
     return rules, defaults
 
 
