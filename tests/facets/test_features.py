@@ -156,3 +156,14 @@ def test_cards_and_the_tabular_binarizer_place_the_same_round_thresholds():
     tabular = interp.binarize.TabularBinarizer().fit(frame).get_feature_names_out()
     assert [name.replace(" ", "") for name in card] == [name.replace(" ", "") for name in tabular]
     assert all(digits(float(re.split(">=?", name)[-1])) <= 2 for name in tabular)
+
+
+def test_a_column_near_the_largest_float_gets_finite_round_thresholds():
+    """Rounding near 1.8e308 once asked for 10.0**309 and raised OverflowError from inside
+    the card's binariser; the thresholds are now finite round numbers that split the column."""
+    frame = pd.DataFrame({"a": np.linspace(1.5e308, 1.79e308, 40)})
+    binarizer = CardBinarizer().fit(frame)
+    names = list(binarizer.get_feature_names_out())
+    assert names and all(np.isfinite(float(name.split()[-1])) for name in names)
+    B = binarizer.transform(frame)
+    assert np.all((B.min(axis=0) == 0) & (B.max(axis=0) == 1))
