@@ -8,8 +8,9 @@
 * numeric columns whose values are all 0/1: kept as one column ``col``;
 * numeric columns with at most ``max_levels`` distinct values (ordinal codes such as 1..10):
   one-hot like categorical columns, ``col=3``;
-* other numeric columns: ``n_thresholds`` quantile thresholds t, one column ``col>t`` each.
-  NaN in a numeric column adds ``col=missing``.
+* other numeric columns: ``n_thresholds`` round thresholds near evenly spaced quantiles, one
+  column ``col>=t`` each (`round_quantile_splits`: ``age>=50``, not ``age>49.37``; a column whose
+  lower part is all zeros gets ``col>0``).  NaN in a numeric column adds ``col=missing``.
 
 Levels not seen in ``fit`` give all-zero columns in ``transform``.
 
@@ -20,8 +21,11 @@ of one column are never true together; ``col>5`` implies ``col>3``): a
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal
 from typing import Any, Sequence
 
+import attrs
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -31,9 +35,19 @@ from .errors import InputError
 from .data import as_numeric
 from .preprocessing import BinaryFeatures, ColumnLogic, is_binary
 
-__all__ = ["TabularBinarizer", "binarize_unless_binary"]
+__all__ = ["TabularBinarizer", "binarize_unless_binary", "Split", "round_quantile_splits", "round_threshold"]
 
 _MISSING = "missing"
+
+#: half-width of the band of quantiles a threshold may move within, as a fraction of the spacing
+#: between two target quantiles (the bands of neighbouring thresholds never overlap)
+QUANTILE_SLACK = 0.25
+
+#: the steps a round threshold is a multiple of, within one decade, coarsest first
+ROUND_MANTISSAS = (5, 2, 1)
+
+#: the most significant digits a threshold may show before the quantile rounded to two is used
+MAX_DIGITS = 2
 
 
 def _fmt(value: float) -> str:
@@ -41,6 +55,100 @@ def _fmt(value: float) -> str:
     which it would print hundreds of digits), else 6 significant digits."""
     value = float(value)
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.6g}"
+
+
+def _significant_digits(t: float) -> int:
+    """How many significant digits ``t`` shows (0 for zero)."""
+    return 0 if t == 0 else len(Decimal(repr(float(t))).normalize().as_tuple().digits)
+
+
+def _first_multiple_above(low: float, mantissa: int, exponent: int) -> float:
+    """The smallest decimal k x mantissa x 10^exponent (k an integer) whose float is above
+    ``low``, as that float (read from its decimal text, so 0.3 and not 0.30000000000000004)."""
+    def multiple(k: int) -> float:
+        return float(f"{k * mantissa}e{exponent}")
+
+    step = float(f"{mantissa}e{exponent}")  # inf beyond the largest float, where 10.0**309 raises
+    k = math.floor(low / step) + 1  # exact up to float rounding: corrected
+    while multiple(k - 1) > low:
+        k -= 1
+    while multiple(k) <= low:
+        k += 1
+    return multiple(k)
+
+
+def round_threshold(low: float, high: float) -> float:
+    """The roundest number t with ``low < t <= high`` (``low < high``): 0 when the interval holds
+    it, else the smallest multiple above ``low`` of the coarsest step m x 10^k (m in 5, 2, 1)
+    that has one in the interval."""
+    if not low < high:
+        raise ValueError(f"empty interval ({low}, {high}]")
+    if low < 0 <= high:
+        return 0.0
+    exponent = math.floor(math.log10(max(abs(low), abs(high)))) + 1
+    while True:  # ends: once a step is below the floats' spacing, the float after low qualifies
+        for mantissa in ROUND_MANTISSAS:
+            t = _first_multiple_above(low, mantissa, exponent)
+            if t <= high:
+                return t
+        exponent -= 1
+
+
+@attrs.frozen
+class Split:
+    """One threshold of a numeric column: the 0/1 column ``x > t`` when ``strict``, else
+    ``x >= t`` (a missing value is never above)."""
+
+    t: float
+    strict: bool = False
+
+    def name(self, col: str, space: str = "") -> str:
+        """``col>=50`` (or with ``space`` around the sign, ``col >= 50``)."""
+        return f"{col}{space}{'>' if self.strict else '>='}{space}{_fmt(self.t)}"
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        return values > self.t if self.strict else values >= self.t
+
+
+def _n_above(sorted_values: np.ndarray, split: Split) -> int:
+    side = "right" if split.strict else "left"
+    return int(sorted_values.size - np.searchsorted(sorted_values, split.t, side=side))
+
+
+def round_quantile_splits(values: np.ndarray, n_thresholds: int) -> list[Split]:
+    """Round thresholds near the ``n_thresholds`` evenly spaced quantiles of a numeric column
+    (``values`` without missing ones), ascending, each splitting the data and no two alike.
+
+    Each sits at the roundest number within a band of quantiles around its target (a multiple
+    of 5, 2 or 1 x 10^k, the coarsest that fits: ``age >= 50``); a non-integer column whose
+    lower part is all zeros gets ``x > 0``; when even the band allows no number with at most
+    `MAX_DIGITS` significant digits, the quantile itself rounded to that many digits (if that
+    still splits the data).  A person reads a rule or a card row at a glance, and a threshold
+    moved within its band splits the rows almost as the quantile does."""
+    sorted_values = np.sort(np.asarray(values, dtype=float))
+    distinct = np.unique(sorted_values)
+    integer = bool(np.all(distinct == np.round(distinct)))
+    n = sorted_values.size
+    spacing = 1.0 / (n_thresholds + 1)
+    splits, seen = [], set()
+    for q in spacing * np.arange(1, n_thresholds + 1):
+        low = sorted_values[int(np.clip(math.floor((q - QUANTILE_SLACK * spacing) * n), 0, n - 1))]
+        high = sorted_values[int(np.clip(math.ceil((q + QUANTILE_SLACK * spacing) * n) - 1, 0, n - 1))]
+        if low == high:  # a band inside one tied value: split just above it (or below the top)
+            i = int(np.searchsorted(distinct, low))
+            low, high = (low, distinct[i + 1]) if i + 1 < distinct.size else (distinct[i - 1], low)
+        if low > distinct[0]:  # x >= low itself splits the data: let the threshold sit on it
+            low = np.nextafter(low, -np.inf)
+        split = Split(0.0, strict=True) if low == 0 and not integer else Split(round_threshold(low, high))
+        if _significant_digits(split.t) > MAX_DIGITS:
+            rounded = Split(float(f"{sorted_values[min(int(q * n), n - 1)]:.{MAX_DIGITS}g}"))
+            if 0 < _n_above(sorted_values, rounded) < n:
+                split = rounded
+        count = _n_above(sorted_values, split)
+        if 0 < count < n and count not in seen:
+            seen.add(count)
+            splits.append(split)
+    return sorted(splits, key=lambda s: (s.t, s.strict))
 
 
 def _as_numeric(series: pd.Series) -> pd.Series | None:
@@ -65,14 +173,15 @@ def _check_name_free(name: str, col: str, owners: dict[str, str]) -> None:
 
 
 class TabularBinarizer(TransformerMixin, BaseEstimator):
-    """One-hot categorical columns, threshold numeric columns at quantiles (0/1 output).
+    """One-hot categorical columns, numeric columns at round thresholds near quantiles (0/1
+    output).
 
     Parameters
     ----------
     max_levels : int, default=10
         Numeric columns with at most this many distinct values are one-hot encoded.
     n_thresholds : int, default=3
-        Quantile thresholds for the other numeric columns (evenly spaced quantiles).
+        Thresholds for the other numeric columns (round numbers near evenly spaced quantiles).
     """
 
     def __init__(self, max_levels: int = 10, n_thresholds: int = 3) -> None:
@@ -134,17 +243,18 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
         if distinct.size <= int(self.max_levels):
             return (("onehot_num", distinct.tolist(), has_missing),
                     [f"{col}={_fmt(v)}" for v in distinct] + missing)
-        qs = np.linspace(0, 1, int(self.n_thresholds) + 2)[1:-1]
-        cuts = np.unique(np.quantile(values, qs))
-        # a cut strictly inside the data: midpoint between neighbouring values
-        thresholds = []
-        for c in cuts:
-            above = distinct[distinct > c]
-            below = distinct[distinct <= c]
-            if above.size and below.size:
-                thresholds.append(below.max() / 2 + above.min() / 2)  # (a + b) / 2 overflows near 1e308
-        thresholds = sorted(set(thresholds)) or [float(np.median(distinct))]
-        return ("threshold", thresholds, has_missing), [f"{col}>{_fmt(t)}" for t in thresholds] + missing
+        splits = round_quantile_splits(values, int(self.n_thresholds))
+        return ("splits", splits, has_missing), [split.name(col) for split in splits] + missing
+
+    def __setstate__(self, state: dict) -> None:
+        """Loads a binarizer pickled by an older interp, whose numeric columns were ``col>t`` at
+        raw quantiles (the kind "threshold"): the same columns as strict splits."""
+        encodings = state.get("encodings_")
+        if encodings is not None:
+            state["encodings_"] = [("splits", [Split(float(t), strict=True) for t in info], missing)
+                                   if kind == "threshold" else (kind, info, missing)
+                                   for kind, info, missing in encodings]
+        super().__setstate__(state)
 
     def transform(self, X) -> np.ndarray:
         check_is_fitted(self, "encodings_")
@@ -172,7 +282,8 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
             return (values == 1)[:, None]
         if kind == "onehot_num":
             return values[:, None] == np.asarray(info)[None, :]
-        return values[:, None] > np.asarray(info)[None, :]
+        columns = [split.apply(values) for split in info]
+        return np.stack(columns, axis=1) if columns else np.zeros((values.size, 0), dtype=bool)
 
     def column_logic(self) -> ColumnLogic:
         """What the output columns say of each other on every row ``transform`` can produce
@@ -187,7 +298,7 @@ class TabularBinarizer(TransformerMixin, BaseEstimator):
         for kind, info, has_missing in self.encodings_:
             width = (1 if kind == "binary" else len(info)) + has_missing
             block = range(start, start + width)
-            if kind != "threshold":
+            if kind != "splits":
                 exclusive.append(tuple(block))
             else:
                 cuts = block[:len(info)]  # ascending thresholds

@@ -65,8 +65,6 @@ def _encoded_columns(col: str, kind: str, info, has_missing: bool) -> list[CardC
         columns = [CardColumn(col, "==", 1.0)]
     elif kind == "onehot_num":
         columns = [CardColumn(col, "==", float(v)) for v in info]
-    elif kind == "threshold":
-        columns = [CardColumn(col, ">", float(t)) for t in info]
     elif kind == "splits":
         columns = _split_columns(col, info)
     elif kind == "units":

@@ -4,10 +4,8 @@ A card is read by a person adding points, so its features must be 0/1 statements
 integer codes counted per unit) that read at a glance and never say the same thing twice:
 
 * numeric columns with many values get ``n_thresholds`` thresholds ``x >= t`` near evenly spaced
-  quantiles, each at the roundest number within a band of quantiles around the target (a
-  multiple of 5, 2 or 1 x 10^k, the coarsest that fits; a column whose lower part is all zeros
-  gets ``x > 0``); when even the band allows no number with at most two significant digits, the
-  quantile itself rounded to two significant digits (if that still splits the data);
+  quantiles, each at the roundest number within a band of quantiles around the target
+  (`interp.binarize.round_quantile_splits`, as every binariser of the project places them);
 * numeric columns with at most ``max_levels`` values (codes such as 1..4) are ordinal, not
   one-hot: ``x >= t`` at every level but the lowest, so their order is kept;
 * integer columns with at least `MIN_UNIT_LEVELS` levels, and at most ``max_levels`` of
@@ -32,28 +30,18 @@ pickles on its own); `card_features` fits it and returns the design.
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal
-
 import attrs
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from interp import InputError
-from interp.binarize import _MISSING, TabularBinarizer, _as_numeric, _fmt, _levels
+from interp.binarize import _MISSING, Split, TabularBinarizer, _as_numeric, _fmt, _levels, round_quantile_splits
 from interp.preprocessing import BinaryFeatures
 
 from .space import DataDirections
 
-__all__ = ["CardFeatures", "CardBinarizer", "card_features", "round_threshold"]
-
-#: half-width of the band of quantiles a threshold may move within, as a fraction of the spacing
-#: between two target quantiles (the bands of neighbouring thresholds never overlap)
-QUANTILE_SLACK = 0.25
-
-#: the steps a round threshold is a multiple of, within one decade, coarsest first
-ROUND_MANTISSAS = (5, 2, 1)
+__all__ = ["CardFeatures", "CardBinarizer", "card_features"]
 
 #: integer codes with at least this many levels (and at most ``max_levels``) get a per-unit
 #: column and round thresholds instead of a threshold at every level
@@ -63,10 +51,6 @@ MIN_UNIT_LEVELS = 5
 #: per-unit column when its values span at most this many units, so that a row's points times
 #: the value stay a number a person adds up
 MAX_UNIT_RANGE = 100
-
-#: the most significant digits a threshold may show before the quantile rounded to two is used
-MAX_DIGITS = 2
-
 
 @attrs.frozen(eq=False)
 class CardFeatures(BinaryFeatures):
@@ -104,87 +88,7 @@ class CardFeatures(BinaryFeatures):
         return DataDirections(self.groups or None, self.rises or None)
 
 
-def _significant_digits(t: float) -> int:
-    """How many significant digits ``t`` shows (0 for zero)."""
-    return 0 if t == 0 else len(Decimal(repr(float(t))).normalize().as_tuple().digits)
-
-
-def _first_multiple_above(low: float, mantissa: int, exponent: int) -> float:
-    """The smallest decimal k x mantissa x 10^exponent (k an integer) whose float is above
-    ``low``, as that float (read from its decimal text, so 0.3 and not 0.30000000000000004)."""
-    def multiple(k: int) -> float:
-        return float(f"{k * mantissa}e{exponent}")
-
-    k = math.floor(low / (mantissa * 10.0**exponent)) + 1  # exact up to float rounding: corrected
-    while multiple(k - 1) > low:
-        k -= 1
-    while multiple(k) <= low:
-        k += 1
-    return multiple(k)
-
-
-def round_threshold(low: float, high: float) -> float:
-    """The roundest number t with ``low < t <= high`` (``low < high``): 0 when the interval holds
-    it, else the smallest multiple above ``low`` of the coarsest step m x 10^k (m in 5, 2, 1)
-    that has one in the interval."""
-    if not low < high:
-        raise ValueError(f"empty interval ({low}, {high}]")
-    if low < 0 <= high:
-        return 0.0
-    exponent = math.floor(math.log10(max(abs(low), abs(high)))) + 1
-    while True:  # ends: once a step is below the floats' spacing, the float after low qualifies
-        for mantissa in ROUND_MANTISSAS:
-            t = _first_multiple_above(low, mantissa, exponent)
-            if t <= high:
-                return t
-        exponent -= 1
-
-
-@attrs.frozen
-class _Split:
-    """One threshold of a numeric column: the column is ``x > t`` when ``strict``, else
-    ``x >= t``."""
-
-    t: float
-    strict: bool = False
-
-    def name(self, col: str) -> str:
-        return f"{col} {'>' if self.strict else '>='} {_fmt(self.t)}"
-
-    def apply(self, values: np.ndarray) -> np.ndarray:
-        return values > self.t if self.strict else values >= self.t
-
-
-def _n_above(sorted_values: np.ndarray, split: _Split) -> int:
-    side = "right" if split.strict else "left"
-    return int(sorted_values.size - np.searchsorted(sorted_values, split.t, side=side))
-
-
-def _quantile_splits(sorted_values: np.ndarray, distinct: np.ndarray, n_thresholds: int,
-                     integer: bool) -> list[_Split]:
-    """Round thresholds near the ``n_thresholds`` evenly spaced quantiles of a column (sorted
-    values, its distinct values), distinct as columns and none constant."""
-    n = sorted_values.size
-    spacing = 1.0 / (n_thresholds + 1)
-    splits, seen = [], set()
-    for q in spacing * np.arange(1, n_thresholds + 1):
-        low = sorted_values[int(np.clip(math.floor((q - QUANTILE_SLACK * spacing) * n), 0, n - 1))]
-        high = sorted_values[int(np.clip(math.ceil((q + QUANTILE_SLACK * spacing) * n) - 1, 0, n - 1))]
-        if low == high:  # a band inside one tied value: split just above it (or below the top)
-            i = int(np.searchsorted(distinct, low))
-            low, high = (low, distinct[i + 1]) if i + 1 < distinct.size else (distinct[i - 1], low)
-        if low > distinct[0]:  # x >= low itself splits the data: let the threshold sit on it
-            low = np.nextafter(low, -np.inf)
-        split = _Split(0.0, strict=True) if low == 0 and not integer else _Split(round_threshold(low, high))
-        if _significant_digits(split.t) > MAX_DIGITS:
-            rounded = _Split(float(f"{sorted_values[min(int(q * n), n - 1)]:.{MAX_DIGITS}g}"))
-            if 0 < _n_above(sorted_values, rounded) < n:
-                split = rounded
-        count = _n_above(sorted_values, split)
-        if 0 < count < n and count not in seen:
-            seen.add(count)
-            splits.append(split)
-    return sorted(splits, key=lambda s: (s.t, s.strict))
+_Split = Split  # the name cards saved by an older interp pickled their thresholds under
 
 
 @attrs.frozen
@@ -206,7 +110,7 @@ class _Units:
 
 
 def _numeric_encoding(numeric: pd.Series, n_thresholds: int, max_levels: int) -> tuple:
-    """(kind, info) for a numeric column: ("binary", None) for 0/1, ("splits", [_Split...])
+    """(kind, info) for a numeric column: ("binary", None) for 0/1, ("splits", [Split...])
     for ordinal codes with few levels (every level but the lowest) and for many-valued columns
     (round quantile thresholds), ("units", _Units) for integer codes with more levels (the
     per-unit column alone) and for integer columns of a short range (the per-unit column and
@@ -219,11 +123,11 @@ def _numeric_encoding(numeric: pd.Series, n_thresholds: int, max_levels: int) ->
     if integer and distinct.size >= MIN_UNIT_LEVELS and (
             distinct.size <= max_levels or distinct[-1] - distinct[0] <= MAX_UNIT_RANGE):
         code = distinct.size <= max_levels  # a short code: its levels are the steps, no thresholds
-        splits = () if code else tuple(_quantile_splits(values, distinct, n_thresholds, integer))
+        splits = () if code else tuple(round_quantile_splits(values, n_thresholds))
         return "units", _Units(float(distinct[0]), float(distinct[-1]), splits)
     if distinct.size <= max_levels:
-        return "splits", [_Split(float(t)) for t in distinct[1:]]
-    return "splits", _quantile_splits(values, distinct, n_thresholds, integer)
+        return "splits", [Split(float(t)) for t in distinct[1:]]
+    return "splits", round_quantile_splits(values, n_thresholds)
 
 
 def _text_levels(series: pd.Series) -> list[str]:
@@ -290,9 +194,9 @@ class CardBinarizer(TabularBinarizer):
         kind, info = _numeric_encoding(numeric, int(self.n_thresholds), int(self.max_levels))
         has_missing = bool(numeric.isna().any())
         if kind == "units":
-            names = [info.name(col)] + [split.name(col) for split in info.splits]
+            names = [info.name(col)] + [split.name(col, " ") for split in info.splits]
         else:
-            names = [col] if kind == "binary" else [split.name(col) for split in info]
+            names = [col] if kind == "binary" else [split.name(col, " ") for split in info]
         return (kind, info, has_missing), names + ([f"{col} is {_MISSING}"] if has_missing else [])
 
     def column_layout(self) -> tuple[np.ndarray, np.ndarray]:
@@ -307,12 +211,7 @@ class CardBinarizer(TabularBinarizer):
         return np.array(sources, dtype=object)[self.keep_], np.array(rises)[self.keep_]
 
     def _numeric_block(self, values: np.ndarray, kind: str, info) -> np.ndarray:
-        if kind == "units":
-            return info.block(values)
-        if kind != "splits":
-            return super()._numeric_block(values, kind, info)
-        columns = [split.apply(values) for split in info]
-        return np.stack(columns, axis=1) if columns else np.zeros((values.size, 0), dtype=bool)
+        return info.block(values) if kind == "units" else super()._numeric_block(values, kind, info)
 
     def _columns(self, frame: pd.DataFrame) -> np.ndarray:
         """The kept columns (``keep_``) of ``frame``: a boolean matrix, or a float one when an

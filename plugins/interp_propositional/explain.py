@@ -22,7 +22,6 @@ that agrees with it on every row the binarizer can produce (``~a <-> ~b <-> ~a``
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import asdict, dataclass
 from typing import Mapping, NamedTuple
@@ -104,27 +103,59 @@ def feature_weights(formula, X, coef, max_enumerate: int = 2_000_000,
                     operators: Mapping[str, KernelOperator] | None = None) -> np.ndarray:
     """All n^L weights w_F = sum_i coef_i phi_F(x_i), leaf 0 most significant in the index.
 
+    Read off the formula's truth table: phi_F(x) is the sum, over the leaf values t that make
+    the formula true, of prod_l [x_{i_l} = t_l], so the weights are a sum of tensor
+    contractions, one per such t (or, when fewer, sum(coef) minus one per t that makes it
+    false), each a chain of products and one matrix product over the rows of non-zero
+    coefficient.  Any formula, its leaves repeating variables or not: it never evaluates
+    the formula on the n^L features one by one.
+
     ``operators`` resolves the operators of a formula given as text (default: the registry)."""
     node = parse(formula, operators)
     Xb = check_binary(X).astype(bool)
     coef = np.asarray(coef, dtype=float)
-    m, n = Xb.shape
+    n = Xb.shape[1]
     L = n_leaves(node)
     total = n**L
     if total > max_enumerate:
         raise InputError(f"n^L = {n}^{L} features exceed max_enumerate={max_enumerate}")
-    r = L
-    while r > 1 and m * n**r > _CHUNK:
-        r -= 1
-    outer = L - r
-    free = list(range(outer, L))
-    W = np.empty(total)
-    block = n**r
-    for o, combo in enumerate(itertools.product(range(n), repeat=outer)):
-        vals = _leaf_values(Xb, dict(enumerate(combo)), free, L)
-        phi = np.broadcast_to(evaluate(node, vals), (m,) + (n,) * r).reshape(m, block)
-        W[o * block:(o + 1) * block] = coef @ phi
+    used = coef != 0
+    coef, ones = coef[used], Xb[used].astype(np.float64)
+    levels = (ones, 1.0 - ones)  # [x = 1], [x = 0]
+    table = _truth_table(node, L)
+    W = np.zeros(total)
+    if 2 * table.sum() > table.size:  # more true rows than false: every feature's sum minus the false ones
+        W += coef.sum()
+        terms, sign = np.flatnonzero(~table), -1.0
+    else:
+        terms, sign = np.flatnonzero(table), 1.0
+    for t in terms:
+        bits = [(int(t) >> (L - 1 - leaf)) & 1 for leaf in range(L)]
+        W += sign * _contraction(coef, [levels[1 - bit] for bit in bits])
     return W
+
+
+def _truth_table(node: Formula, L: int) -> np.ndarray:
+    """The formula on its 2^L leaf values, leaf 0 the most significant bit of the index."""
+    index = np.arange(2**L)
+    values = [((index >> (L - 1 - leaf)) & 1).astype(bool) for leaf in range(L)]
+    return np.broadcast_to(evaluate(node, values), index.shape).astype(bool)
+
+
+def _contraction(coef: np.ndarray, factors: list[np.ndarray]) -> np.ndarray:
+    """sum_r coef_r prod_l factors[l][r, i_l] for every (i_0, ..., i_{L-1}), flattened with
+    i_0 most significant; rows in chunks so that at most ``_CHUNK`` products are held."""
+    m, n = factors[0].shape
+    L = len(factors)
+    out = np.zeros(n**L)
+    step = max(1, _CHUNK // n ** max(L - 1, 1))
+    for start in range(0, m, step):
+        rows = slice(start, start + step)
+        partial = coef[rows, None] * factors[0][rows]
+        for factor in factors[1:-1]:
+            partial = (partial[:, :, None] * factor[rows][:, None, :]).reshape(partial.shape[0], -1)
+        out += partial.sum(axis=0) if L == 1 else (partial.T @ factors[-1][rows]).ravel()
+    return out
 
 
 def _weight_of(node, Xb, coef, assign) -> float:

@@ -80,25 +80,26 @@ class RuleStats:
     agreement: float
 
 
-def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int, penalty: float) -> tuple[list[int], float]:
-    """The candidates (columns of ``B``) of the next rule for class ``k`` and its gain, on rows
-    ``B`` with one-hot labels ``Y``.
+def _grow_rule(B: np.ndarray, counts: np.ndarray, y: np.ndarray, rows: np.ndarray, max_terms: int,
+               penalty: float) -> tuple[list[int], float]:
+    """The candidates (columns of ``B``) of the next rule for the class of the rows where ``y``
+    holds, and its gain, learned on the rows ``rows`` (a mask) of ``B``; ``counts`` is ``B`` as
+    floats, so that two matrix-vector products count every candidate's rows at once.
 
     The conjunction grows by the candidate of largest FOIL gain
-    p1 (log p1 / (p1 + n1) - log p0 / (p0 + n0)) (p: rows of class k covered, n: the others;
+    p1 (log p1 / (p1 + n1) - log p0 / (p0 + n0)) (p: rows of the class covered, n: the others;
     0 before, 1 after adding it) until it is pure, nothing gains or it has ``max_terms``
     candidates; of it and its beginnings, the one of largest p - ``penalty`` n wins (the
     shorter on a tie), and its gain is p - n."""
-    covered, chosen = np.ones(B.shape[0], dtype=bool), []
-    p0, n0 = float(Y[:, k].sum()), float(Y.shape[0] - Y[:, k].sum())
+    chosen: list[int] = []
+    covered = rows
+    p0, n0 = float(np.count_nonzero(rows & y)), float(np.count_nonzero(rows & ~y))
     best: tuple[float, float, list[int]] = (-np.inf, 0.0, [])
-    y = Y[:, k]
     for _ in range(max_terms):
         if p0 == 0 or n0 == 0:
             break
-        inside = B & covered[:, None]
-        p1 = inside.T.astype(np.float64) @ y
-        n1 = inside.sum(axis=0) - p1
+        p1 = ((covered & y).astype(counts.dtype) @ counts).astype(np.float64)
+        n1 = ((covered & ~y).astype(counts.dtype) @ counts).astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             foil = p1 * (np.log(p1 / (p1 + n1)) - np.log(p0 / (p0 + n0)))
         foil[(p1 == 0) | ~np.isfinite(foil)] = -np.inf
@@ -106,7 +107,7 @@ def _grow_rule(B: np.ndarray, Y: np.ndarray, k: int, max_terms: int, penalty: fl
         if foil[pick] <= 1e-12:
             break
         chosen.append(pick)
-        covered, p0, n0 = inside[:, pick], p1[pick], n1[pick]
+        covered, p0, n0 = covered & B[:, pick], p1[pick], n1[pick]
         if p0 - penalty * n0 > best[0] + 1e-9:
             best = (p0 - penalty * n0, p0 - n0, list(chosen))
     return best[2], best[1]
@@ -119,17 +120,18 @@ def _learn(B: np.ndarray, codes: np.ndarray, order: Sequence[int], max_rules: in
     least ``min_gain`` rows.  Returns its rules (candidates, class) and the default class after
     each prefix (``defaults[j]``: the majority of the rows the first j rules leave)."""
     n_classes = int(max(order)) + 1
-    Y = np.eye(n_classes)[codes]
+    counts = B.astype(np.float32 if len(codes) < 2**24 else np.float64)  # float32 counts exactly below 2^24
     left = np.ones(len(codes), dtype=bool)
-    rules, defaults = [], [int(np.argmax(Y.sum(axis=0)))]
+    rules, defaults = [], [int(np.argmax(np.bincount(codes, minlength=n_classes)))]
     for k in order[:-1]:
         while len(rules) < max_rules and left.any():
-            chosen, gain = _grow_rule(B[left], Y[left], k, max_terms, penalty)
+            chosen, gain = _grow_rule(B, counts, codes == k, left, max_terms, penalty)
             if not chosen or gain < min_gain:
                 break
             rules.append((chosen, k))
             left &= ~B[:, chosen].all(axis=1)
-            defaults.append(int(np.argmax(Y[left].sum(axis=0))) if left.any() else defaults[-1])
+            defaults.append(int(np.argmax(np.bincount(codes[left], minlength=n_classes))) if left.any()
+                            else defaults[-1])
     return rules, defaults
 
 
@@ -152,16 +154,35 @@ def _orders(counts: np.ndarray) -> list[list[int]]:
 
 def _prefix_accuracy(B: np.ndarray, codes: np.ndarray, rules, defaults, max_rules: int) -> np.ndarray:
     """Accuracy on rows ``B`` of each prefix of the list (0 to ``max_rules`` rules; a prefix
-    longer than the list is the whole list)."""
-    pred = np.full(len(codes), -1)
-    acc = np.empty(max_rules + 1)
-    for j in range(max_rules + 1):
-        if 0 < j <= len(rules):
-            chosen, label = rules[j - 1]
-            pred[(pred < 0) & B[:, chosen].all(axis=1)] = label
-        filled = np.where(pred < 0, defaults[min(j, len(rules))], pred)
-        acc[j] = float(np.mean(filled == codes))
-    return acc
+    longer than the list is the whole list): the rows the first k rules decide rightly, plus
+    the rows they leave whose class is the default after k."""
+    n_rules = len(rules)
+    which = np.full(len(codes), n_rules)  # the rule that decides each row (n_rules: none)
+    for i in range(n_rules - 1, -1, -1):
+        which[B[:, rules[i][0]].all(axis=1)] = i
+    labels = np.array([label for _, label in rules] + [-1])
+    right = np.concatenate([[0], np.cumsum(np.bincount(which, weights=labels[which] == codes,
+                                                       minlength=n_rules + 1)[:n_rules])])
+    counts = np.zeros((n_rules + 1, int(max(codes.max(initial=0), max(defaults))) + 1))
+    np.add.at(counts, (which, codes), 1)
+    left = np.cumsum(counts[::-1], axis=0)[::-1]  # left[k, c]: rows of class c no rule before k decides
+    k = np.minimum(np.arange(max_rules + 1), n_rules)
+    return (right[k] + left[k, np.asarray(defaults)[k]]) / len(codes)
+
+
+def _cv_length(B: np.ndarray, codes: np.ndarray, learn: tuple, folds, tolerance: float) -> tuple[int, float]:
+    """The number of rules to keep: the fewest whose held-out accuracy over ``folds`` is within
+    ``tolerance`` of the best prefix's, and that accuracy (all rules and NaN without folds)."""
+    max_rules = learn[1]
+    if not folds:
+        return max_rules, float("nan")
+    acc = np.zeros(max_rules + 1)
+    for train, test in folds:
+        rules, defaults = _learn(B[train], codes[train], *learn)
+        acc += _prefix_accuracy(B[test], codes[test], rules, defaults, max_rules)
+    acc /= len(folds)
+    keep = int(np.flatnonzero(acc >= acc.max() - tolerance)[0])
+    return keep, float(acc[keep])
 
 
 class RuleList(ClassifierMixin, BaseEstimator):
@@ -195,14 +216,14 @@ class RuleList(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         names = self.feature_names
         self.feature_names_ = [str(n) for n in names] if names is not None else [f"x{i}" for i in range(Xb.shape[1])]
-        pool = self._pool(Xb)
-        B = np.column_stack([truth(c, Xb) for c in pool])
+        pool, B = self._pool(Xb)
         gain = max(1.0, float(self.min_gain) * len(y))
         fitted = []
         orders = _orders(np.bincount(codes, minlength=len(self.classes_)))
+        folds = self._folds(codes)
         for columns, penalty, order in itertools.product(_without_negations(pool), PENALTIES, orders):
             learn = (order, int(self.max_rules), int(self.max_terms), gain, penalty)
-            keep, held_out = self._cv_length(B[:, columns], codes, learn)
+            keep, held_out = _cv_length(B[:, columns], codes, learn, folds, float(self.tolerance))
             rules, defaults = _learn(B[:, columns], codes, *learn)
             fitted.append((held_out, [([columns[c] for c in chosen], label) for chosen, label in rules[:keep]],
                            defaults[min(keep, len(rules))]))
@@ -215,13 +236,14 @@ class RuleList(ClassifierMixin, BaseEstimator):
                        for chosen, label in rules]
         return self
 
-    def _pool(self, Xb: np.ndarray) -> list[PlainRule]:
+    def _pool(self, Xb: np.ndarray) -> tuple[list[PlainRule], np.ndarray]:
         """The candidates that are neither constant nor a copy of an earlier one on these rows
-        (all constant: the first, and the list will be its default class alone)."""
+        (all constant: the first, and the list will be its default class alone), and their
+        truth values on the rows (one column each)."""
         if Xb.shape[1] == 0:
             raise InputError("a rule list needs at least one binary column")
         pool = list(self.conditions) or literals(Xb.shape[1])
-        seen, out = set(), []
+        seen, out, columns = set(), [], []
         for c in pool:
             values = truth(c, Xb)
             key = np.packbits(values).tobytes()
@@ -229,24 +251,18 @@ class RuleList(ClassifierMixin, BaseEstimator):
                 continue
             seen.add(key)
             out.append(c)
-        return out or pool[:1]
+            columns.append(values)
+        if not out:
+            out, columns = pool[:1], [truth(pool[0], Xb)]
+        return out, np.column_stack(columns)
 
-    def _cv_length(self, B: np.ndarray, codes: np.ndarray, learn: tuple) -> tuple[int, float]:
-        """The number of rules to keep: the fewest whose held-out accuracy is within
-        ``tolerance`` of the best prefix's, and that accuracy (all rules and NaN when a class is
-        too small for ``cv`` folds)."""
-        max_rules = learn[1]
-        smallest = np.bincount(codes).min()
-        if int(self.cv) < 2 or smallest < int(self.cv):
-            return max_rules, float("nan")
+    def _folds(self, codes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The ``cv``-fold splits, repeated, that choose every list's length (the same for each
+        candidate set, penalty and order); none when a class is too small for ``cv`` folds."""
+        if int(self.cv) < 2 or np.bincount(codes).min() < int(self.cv):
+            return []
         folds = RepeatedStratifiedKFold(n_splits=int(self.cv), n_repeats=_REPEATS, random_state=self.random_state)
-        acc = np.zeros(max_rules + 1)
-        for train, test in folds.split(B, codes):
-            rules, defaults = _learn(B[train], codes[train], *learn)
-            acc += _prefix_accuracy(B[test], codes[test], rules, defaults, max_rules)
-        acc /= int(self.cv) * _REPEATS
-        keep = int(np.flatnonzero(acc >= acc.max() - float(self.tolerance))[0])
-        return keep, float(acc[keep])
+        return list(folds.split(np.zeros(len(codes)), codes))
 
     def decide(self, X) -> np.ndarray:
         """For each row, the index of the rule that decides it (``len(rules_)``: the default)."""

@@ -21,6 +21,7 @@ from sklearn.svm import SVC
 from interp import KernelOperator, progress
 
 from .formula import n_leaves, operators_of, parse
+from .kernels import propositional_kernel
 
 __all__ = ["SELECTIONS", "C_GRID", "SHORT_FORMULAS", "RuleSelection", "choose_C", "seeded", "select_by_rules"]
 
@@ -88,16 +89,19 @@ class RuleSelection:
 
 
 def _score(formula: str, X: np.ndarray, y: np.ndarray, folds, model, given) -> tuple[float, float, float]:
-    """(accuracy, mean rules, C) of the rule model of ``model`` refitted with ``formula`` (and
-    ``C`` = ``given``, or chosen on all rows when None)."""
-    full = model.set_params(formula=formula, C=None if given is None else given, approximate="never",
-                            binarize="error").fit(X, y)
+    """(accuracy, mean rules, C) of the rule model of ``model`` refitted with ``formula`` in
+    each fold, with ``C`` = ``given``, or (None) the one ``choose_C`` finds on all rows, as
+    the model's own fit on them would (no model is fitted on all rows: only its C is needed)."""
+    if given is None:
+        K = propositional_kernel(formula, X, normalize=model.normalize, operators=operators_of(formula))
+        given = choose_C(K, y, model.class_weight, seeded(model.random_state))
+    model.set_params(formula=formula, C=float(given), approximate="never", binarize="error")
     hits, rules = 0, 0
     for train, test in folds:
-        fold = model.set_params(C=full.C_).fit(X[train], y[train])
+        fold = model.fit(X[train], y[train])
         hits += int((fold.predict_rules(X[test]) == y[test]).sum())
         rules += fold.rule_model_.n_rules_
-    return hits / len(y), rules / len(folds), full.C_
+    return hits / len(y), rules / len(folds), float(given)
 
 
 def _choice(formulas: list[str], scores: list[tuple[float, float, float]]) -> list[int]:

@@ -4,7 +4,11 @@ levels, missing values); a class is named as written."""
 
 from __future__ import annotations
 
+import math
+import pickle
 import re
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -12,8 +16,48 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interp.binarize import TabularBinarizer
+from interp.binarize import Split, TabularBinarizer, round_quantile_splits, round_threshold
 from interp.preprocessing import ColumnLogic
+
+
+def digits(x: float) -> int:
+    """Significant digits of the shortest decimal that reads back as ``x``."""
+    return 0 if x == 0 else len(Decimal(repr(float(x))).normalize().as_tuple().digits)
+
+
+def fewest_digits(low: float, high: float) -> int:
+    """Brute force: the fewest significant digits of any decimal number whose float is in
+    (low, high]."""
+    if low < 0 <= high:
+        return 0
+    lo, hi = Fraction(low), Fraction(high)
+    top = math.floor(math.log10(max(abs(low), abs(high)))) + 1
+    for d in range(1, 17):
+        for e in range(top - d + 1, top - d - 3, -1):  # numbers m * 10^e with a d-digit integer m
+            scale = Fraction(10) ** e
+            m_lo, m_hi = math.floor(lo / scale) - 1, math.floor(hi / scale) + 1
+            if any(10 ** (d - 1) <= abs(m) < 10**d and low < float(m * scale) <= high
+                   for m in range(m_lo, min(m_hi, m_lo + 10**d + 2) + 1)):
+                return d
+    raise AssertionError("no decimal found")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e6, 1e6), st.floats(1e-6, 1e6))
+def test_round_threshold_is_in_the_interval_with_the_fewest_digits(low, width):
+    high = low + width
+    if not low < high:
+        return
+    t = round_threshold(low, high)
+    assert low < t <= high
+    assert digits(t) == fewest_digits(low, high)
+
+
+@pytest.mark.parametrize("low, high, expected", [(47, 53, 50), (0.0771, 0.09, 0.08), (-0.1, 0.3, 0),
+                                                 (12, 14, 14), (16, 19, 18), (0.21, 0.29, 0.25),
+                                                 (1e6, 1e6 + 1e-6, 1e6 + 1e-6), (-3, -1, -2)])
+def test_round_threshold_examples(low, high, expected):
+    assert round_threshold(low, high) == expected
 
 
 def random_frame(rng, n: int) -> pd.DataFrame:
@@ -52,7 +96,7 @@ def test_the_logic_of_each_encoding():
                           "colour": list("rgbrgbrgbrgb"), "flag": [0.0, 1] * 5 + [np.nan, 1]})
     binarizer = TabularBinarizer().fit(frame)
     names = list(binarizer.get_feature_names_out())
-    assert names == ["x>3.5", "x>6.5", "x>8.5", "x=missing", "colour=b", "colour=g", "colour=r", "flag",
+    assert names == ["x>=4", "x>=5", "x>=8", "x=missing", "colour=b", "colour=g", "colour=r", "flag",
                      "flag=missing"]
     logic = binarizer.column_logic()
     assert set(logic.implies) == {(1, 0), (2, 0), (2, 1)}  # every higher threshold implies each lower one
@@ -88,13 +132,50 @@ def test_a_class_is_found_by_its_shown_name_or_its_text():
         binary_labels(y, "2")
 
 
+THRESHOLD = re.compile(r"^(?P<col>.+?)(?P<op>>=|>)(?P<value>[^=>]+)$")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(-3, 6), st.integers(1, 5))
+def test_numeric_thresholds_are_round_numbers_within_their_quantile_band(seed, log_scale, n_thresholds):
+    """``amount>=50`` rather than ``amount>49.37``: each threshold of a many-valued column has at
+    most two significant digits (or is its quantile rounded to two), splits the rows within the
+    band around its target quantile, and the column is what its name says."""
+    rng = np.random.default_rng(seed)
+    values = rng.lognormal(log_scale, 1.0, 200) * rng.choice([-1, 1])  # no ties: the bands are the quantiles
+    binarizer = TabularBinarizer(n_thresholds=n_thresholds).fit(pd.DataFrame({"amount": values}))
+    B = binarizer.transform(pd.DataFrame({"amount": values}))
+    names = list(binarizer.get_feature_names_out())
+    assert 1 <= len(names) <= n_thresholds
+    spacing = 1 / (n_thresholds + 1)
+    shares = []
+    for j, name in enumerate(names):
+        match = THRESHOLD.match(name)
+        t = float(match["value"])
+        np.testing.assert_array_equal(B[:, j], values >= t if match["op"] == ">=" else values > t, err_msg=name)
+        assert 0 < B[:, j].mean() < 1
+        assert digits(t) <= 2, name
+        shares.append(1 - B[:, j].mean())
+        assert any(abs(shares[-1] - q) <= spacing / 4 + 1 / len(values) for q in spacing * np.arange(1, n_thresholds + 1)), name
+    assert shares == sorted(shares)  # ascending thresholds: each implies the ones before it
+
+
+def test_round_quantile_splits_examples():
+    ages = np.arange(18, 91, dtype=float)
+    # quartiles 36, 54, 72; the coarsest steps within their bands: 20, 50, 10
+    assert round_quantile_splits(ages, 3) == [Split(40.0), Split(50.0), Split(70.0)]
+    visits = np.r_[np.zeros(60), np.linspace(0.13, 7.9, 40)]  # the lower part all zeros
+    assert round_quantile_splits(visits, 1)[0] == Split(0.0, strict=True)
+    assert Split(0.0, strict=True).name("visits") == "visits>0" and Split(50.0).name("age", " ") == "age >= 50"
+
+
 def test_thresholds_between_huge_values_stay_finite_and_split_the_column():
     """The midpoint of two values near the largest float is finite: ``(a + b) / 2`` overflowed
     to a threshold ``a>inf`` whose column was all zeros (the column silently lost)."""
     values = np.linspace(1.5e308, 1.79e308, 40)
     binarizer = TabularBinarizer(n_thresholds=3).fit(pd.DataFrame({"a": values}))
-    kind, thresholds, _ = binarizer.encodings_[0]
-    assert kind == "threshold" and all(np.isfinite(thresholds))
+    kind, splits, _ = binarizer.encodings_[0]
+    assert kind == "splits" and all(np.isfinite(split.t) for split in splits)
     B = binarizer.transform(pd.DataFrame({"a": values}))
     assert np.all((B.min(axis=0) == 0) & (B.max(axis=0) == 1))
     assert all(len(name) < 20 and "inf" not in name for name in binarizer.get_feature_names_out())
@@ -137,3 +218,19 @@ def test_class_names_name_every_value_as_class_name_does(values):
     from interp.preprocessing import class_name, class_names
 
     assert list(class_names(values)) == [class_name(v) for v in np.asarray(values)]
+
+
+def test_a_binarizer_pickled_with_raw_quantile_thresholds_still_transforms():
+    """An older interp saved numeric columns as ``col>t`` at raw quantiles (kind "threshold"):
+    loaded now, the same columns under the same names."""
+    frame = pd.DataFrame({"a": np.linspace(0.0, 9.9, 100)})
+    binarizer = TabularBinarizer(n_thresholds=2).fit(frame)
+    state = binarizer.__getstate__()
+    state["encodings_"] = [("threshold", [3.35, 6.65], False)]
+    state["feature_names_out_"] = np.array(["a>3.35", "a>6.65"], dtype=object)
+    old = TabularBinarizer.__new__(TabularBinarizer)
+    old.__setstate__(state)
+    again = pickle.loads(pickle.dumps(old))
+    np.testing.assert_array_equal(again.transform(frame), np.c_[frame["a"] > 3.35, frame["a"] > 6.65])
+    assert list(again.get_feature_names_out()) == ["a>3.35", "a>6.65"]
+    assert again.column_logic().implies == ((1, 0),)

@@ -1,64 +1,21 @@
 """Readable card features: round thresholds, ordinal codes, no twin or complement columns, names
 that say what the column holds, and a binarizer that re-applies to new rows."""
 
-import math
 import pickle
 import re
-from decimal import Decimal
-from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import interp
-from interp_facets.features import CardBinarizer, card_features, round_threshold
+from interp_facets.features import CardBinarizer, card_features
+
+from ..core.test_binarize import digits
 
 CONDITION = re.compile(r"^(?P<col>.+?) (?P<op>>=|>|=|is) (?P<value>.+)$")
 UNITS = re.compile(r"^(?P<col>.+) \((?P<low>-?[\d.]+)-(?P<high>-?[\d.]+)\)$")
-
-
-def digits(x: float) -> int:
-    """Significant digits of the shortest decimal that reads back as ``x``."""
-    return 0 if x == 0 else len(Decimal(repr(float(x))).normalize().as_tuple().digits)
-
-
-def fewest_digits(low: float, high: float) -> int:
-    """Brute force: the fewest significant digits of any decimal number whose float is in
-    (low, high]."""
-    if low < 0 <= high:
-        return 0
-    lo, hi = Fraction(low), Fraction(high)
-    top = math.floor(math.log10(max(abs(low), abs(high)))) + 1
-    for d in range(1, 17):
-        for e in range(top - d + 1, top - d - 3, -1):  # numbers m * 10^e with a d-digit integer m
-            scale = Fraction(10) ** e
-            m_lo, m_hi = math.floor(lo / scale) - 1, math.floor(hi / scale) + 1
-            if any(10 ** (d - 1) <= abs(m) < 10**d and low < float(m * scale) <= high
-                   for m in range(m_lo, min(m_hi, m_lo + 10**d + 2) + 1)):
-                return d
-    raise AssertionError("no decimal found")
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.floats(-1e6, 1e6), st.floats(1e-6, 1e6))
-def test_round_threshold_is_in_the_interval_with_the_fewest_digits(low, width):
-    high = low + width
-    if not low < high:
-        return
-    t = round_threshold(low, high)
-    assert low < t <= high
-    assert digits(t) == fewest_digits(low, high)
-
-
-@pytest.mark.parametrize("low, high, expected", [(47, 53, 50), (0.0771, 0.09, 0.08), (-0.1, 0.3, 0),
-                                                 (12, 14, 14), (16, 19, 18), (0.21, 0.29, 0.25),
-                                                 (1e6, 1e6 + 1e-6, 1e6 + 1e-6), (-3, -1, -2)])
-def test_round_threshold_examples(low, high, expected):
-    assert round_threshold(low, high) == expected
 
 
 def evaluate(name: str, frame: pd.DataFrame) -> np.ndarray:
@@ -189,3 +146,24 @@ def test_no_varying_column_is_one_line_input_error():
 @parametrize_with_checks([CardBinarizer()])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_cards_and_the_tabular_binarizer_place_the_same_round_thresholds():
+    """One rounding for the project: a card's ``age >= 40`` is the tabular binarizer's
+    ``age>=40`` (the rules of the propositional method read the same numbers as a card)."""
+    frame = mixed_frame()[["age", "income", "visits"]]
+    card = CardBinarizer().fit(frame).get_feature_names_out()
+    tabular = interp.binarize.TabularBinarizer().fit(frame).get_feature_names_out()
+    assert [name.replace(" ", "") for name in card] == [name.replace(" ", "") for name in tabular]
+    assert all(digits(float(re.split(">=?", name)[-1])) <= 2 for name in tabular)
+
+
+def test_a_column_near_the_largest_float_gets_finite_round_thresholds():
+    """Rounding near 1.8e308 once asked for 10.0**309 and raised OverflowError from inside
+    the card's binariser; the thresholds are now finite round numbers that split the column."""
+    frame = pd.DataFrame({"a": np.linspace(1.5e308, 1.79e308, 40)})
+    binarizer = CardBinarizer().fit(frame)
+    names = list(binarizer.get_feature_names_out())
+    assert names and all(np.isfinite(float(name.split()[-1])) for name in names)
+    B = binarizer.transform(frame)
+    assert np.all((B.min(axis=0) == 0) & (B.max(axis=0) == 1))

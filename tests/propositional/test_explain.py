@@ -42,6 +42,23 @@ def test_feature_weights_reproduce_the_decision_function(normalize):
     np.testing.assert_allclose(phi @ W + svm.intercept_[0], svm.decision_function(Xt), rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("formula", ["a", "~a", "a & b", "a | b", "a ^ b", "a <-> b", "(a & ~b) | c", "a ^ b ^ c",
+                                     "nimp(a, b) | (c & d)", "~(a | b | c)"])
+def test_feature_weights_equal_every_feature_summed_row_by_row(formula, monkeypatch):
+    """The weights read off the truth table (mostly-true formulas as all minus the false
+    rows, zero coefficients skipped, rows in several chunks) are each feature evaluated on
+    each row and summed: repeated variables, xor and negations included."""
+    import interp_propositional.explain as explain
+
+    rng = np.random.default_rng(3)
+    X = random_binary(rng, 30, 5)
+    coef = rng.normal(size=30) * (rng.random(30) < 0.7)
+    expected = coef @ brute_features(formula, X)
+    np.testing.assert_allclose(feature_weights(formula, X, coef), expected, atol=1e-12)
+    monkeypatch.setattr(explain, "_CHUNK", 125)  # a handful of rows per chunk
+    np.testing.assert_allclose(feature_weights(formula, X, coef), expected, atol=1e-12)
+
+
 def test_top_rules_recover_the_labelling_rule():
     n = 6
     X = np.array(list(itertools.product([0, 1], repeat=n)), dtype=float)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import pickle
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import interp
@@ -167,3 +169,40 @@ def test_a_rule_list_of_constant_columns_is_its_default_alone():
     assert model.n_rules_ == 0 and str(model) == "always 0" and set(model.predict(X)) == {0}
     with pytest.raises(interp.InputError, match="at least one binary column"):
         RuleList().fit(np.zeros((5, 0)), np.arange(5) % 2)
+
+
+def test_numeric_columns_read_as_round_thresholds_in_the_rules():
+    """A numeric column is cut where a person would cut it (``age>=50``, as the Facets cards
+    do), not at a raw quantile (``worst_texture>30.365``), and each rule reads so."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"age": rng.uniform(18, 90, 400), "income": rng.lognormal(10, 1, 400)})
+    y = ((frame["age"] >= 50) & (frame["income"] >= 20000)).astype(int)
+    est = PropositionalSVC(formula="a & b", C=1.0, binarize="auto", random_state=0).fit(frame, y)
+    names = list(est.binarizer_.get_feature_names_out())
+    assert all(re.fullmatch(r"(age|income)>=\d+", name) for name in names), names
+    text = str(est.rule_model_)
+    thresholds = re.findall(r"(?:age|income)>=([\d.e+]+)", text)
+    assert thresholds and all(len(t.rstrip("0")) <= 2 for t in thresholds), text
+
+
+def test_prefix_accuracies_are_each_prefix_read_row_by_row():
+    """The accuracy of every prefix of a list, computed at once from the deciding rule and the
+    class counts left, is each prefix applied to each row in turn."""
+    from interp_propositional.rulelist import _prefix_accuracy
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n, p, k = int(rng.integers(1, 25)), int(rng.integers(1, 6)), int(rng.integers(2, 4))
+        B = rng.random((n, p)) < 0.5
+        codes = rng.integers(0, k, n)
+        rules = [(list(rng.choice(p, int(rng.integers(1, 3)))), int(rng.integers(0, k)))
+                 for _ in range(int(rng.integers(0, 5)))]
+        defaults = list(rng.integers(0, k, len(rules) + 1))
+        max_rules = int(rng.integers(0, 7))
+        expected = []
+        for j in range(max_rules + 1):
+            prefix = rules[:j]
+            default = defaults[min(j, len(rules))]
+            pred = [next((label for chosen, label in prefix if B[row, chosen].all()), default) for row in range(n)]
+            expected.append(np.mean(np.array(pred) == codes))
+        np.testing.assert_allclose(_prefix_accuracy(B, codes, rules, defaults, max_rules), expected)
