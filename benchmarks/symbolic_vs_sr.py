@@ -61,7 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
-EQUATIONS = (  # (name, formula, variable ranges): PMLB's feynman_<name>/metadata.yaml
+SAMPLE = (  # (name, formula, variable ranges): PMLB's feynman_<name>/metadata.yaml
     ("III_15_14", "(h/(2*pi))**2/(2*E_n*d**2)", {"h": (1, 5), "E_n": (1, 5), "d": (1, 5)}),
     ("III_15_27", "2*pi*alpha/(n*d)", {"alpha": (1, 5), "n": (1, 5), "d": (1, 5)}),
     ("III_4_33", "(h/(2*pi))*omega/(exp((h/(2*pi))*omega/(kb*T))-1)",
@@ -101,6 +101,76 @@ EQUATIONS = (  # (name, formula, variable ranges): PMLB's feynman_<name>/metadat
      {"m1": (1, 2), "m2": (1, 2), "G": (1, 2), "x1": (3, 4), "x2": (1, 2), "y1": (3, 4), "y2": (1, 2), "z1": (3, 4),
       "z2": (1, 2)}),
 )
+OTHERS = (  # the other 67 main equations, likewise, in the order of their names
+    ("III_10_19", "mom*sqrt(Bx**2+By**2+Bz**2)", {"mom": (1, 5), "Bx": (1, 5), "By": (1, 5), "Bz": (1, 5)}),
+    ("III_12_43", "n*(h/(2*pi))", {"n": (1, 5), "h": (1, 5)}),
+    ("III_13_18", "2*E_n*d**2*k/(h/(2*pi))", {"E_n": (1, 5), "d": (1, 5), "k": (1, 5), "h": (1, 5)}),
+    ("III_14_14", "I_0*(exp(q*Volt/(kb*T))-1)", {"I_0": (1, 5), "q": (1, 2), "Volt": (1, 2), "kb": (1, 2), "T": (1, 2)}),
+    ("III_15_12", "2*U*(1-cos(k*d))", {"U": (1, 5), "k": (1, 5), "d": (1, 5)}),
+    ("III_17_37", "beta*(1+alpha*cos(theta))", {"beta": (1, 5), "alpha": (1, 5), "theta": (1, 5)}),
+    ("III_19_51", "-m*q**4/(2*(4*pi*epsilon)**2*(h/(2*pi))**2)*(1/n**2)", {"m": (1, 5), "q": (1, 5), "h": (1, 5), "n": (1, 5), "epsilon": (1, 5)}),
+    ("III_21_20", "-rho_c_0*q*A_vec/m", {"rho_c_0": (1, 5), "q": (1, 5), "A_vec": (1, 5), "m": (1, 5)}),
+    ("III_4_32", "1/(exp((h/(2*pi))*omega/(kb*T))-1)", {"h": (1, 5), "omega": (1, 5), "kb": (1, 5), "T": (1, 5)}),
+    ("III_7_38", "2*mom*B/(h/(2*pi))", {"mom": (1, 5), "B": (1, 5), "h": (1, 5)}),
+    ("III_9_52", "(p_d*Ef*t/(h/(2*pi)))*sin((omega-omega_0)*t/2)**2/((omega-omega_0)*t/2)**2", {"p_d": (1, 3), "Ef": (1, 3), "t": (1, 3), "h": (1, 3), "omega": (1, 5), "omega_0": (1, 5)}),
+    ("II_10_9", "sigma_den/epsilon*1/(1+chi)", {"sigma_den": (1, 5), "epsilon": (1, 5), "chi": (1, 5)}),
+    ("II_11_20", "n_rho*p_d**2*Ef/(3*kb*T)", {"n_rho": (1, 5), "p_d": (1, 5), "Ef": (1, 5), "kb": (1, 5), "T": (1, 5)}),
+    ("II_11_27", "n*alpha/(1-(n*alpha/3))*epsilon*Ef", {"n": (0, 1), "alpha": (0, 1), "epsilon": (1, 2), "Ef": (1, 2)}),
+    ("II_11_28", "1+n*alpha/(1-(n*alpha/3))", {"n": (0, 1), "alpha": (0, 1)}),
+    ("II_13_23", "rho_c_0/sqrt(1-v**2/c**2)", {"rho_c_0": (1, 5), "v": (1, 2), "c": (3, 10)}),
+    ("II_15_4", "-mom*B*cos(theta)", {"mom": (1, 5), "B": (1, 5), "theta": (1, 5)}),
+    ("II_15_5", "-p_d*Ef*cos(theta)", {"p_d": (1, 5), "Ef": (1, 5), "theta": (1, 5)}),
+    ("II_21_32", "q/(4*pi*epsilon*r*(1-v/c))", {"q": (1, 5), "epsilon": (1, 5), "r": (1, 5), "v": (1, 2), "c": (3, 10)}),
+    ("II_27_18", "epsilon*Ef**2", {"epsilon": (1, 5), "Ef": (1, 5)}),
+    ("II_2_42", "kappa*(T2-T1)*A/d", {"kappa": (1, 5), "T1": (1, 5), "T2": (1, 5), "A": (1, 5), "d": (1, 5)}),
+    ("II_34_2", "q*v*r/2", {"q": (1, 5), "v": (1, 5), "r": (1, 5)}),
+    ("II_34_29a", "q*h/(4*pi*m)", {"q": (1, 5), "h": (1, 5), "m": (1, 5)}),
+    ("II_34_29b", "g_*mom*B*Jz/(h/(2*pi))", {"g_": (1, 5), "h": (1, 5), "Jz": (1, 5), "mom": (1, 5), "B": (1, 5)}),
+    ("II_34_2a", "q*v/(2*pi*r)", {"q": (1, 5), "v": (1, 5), "r": (1, 5)}),
+    ("II_35_18", "n_0/(exp(mom*B/(kb*T))+exp(-mom*B/(kb*T)))", {"n_0": (1, 3), "kb": (1, 3), "T": (1, 3), "mom": (1, 3), "B": (1, 3)}),
+    ("II_35_21", "n_rho*mom*tanh(mom*B/(kb*T))", {"n_rho": (1, 5), "mom": (1, 5), "B": (1, 5), "kb": (1, 5), "T": (1, 5)}),
+    ("II_36_38", "mom*H/(kb*T)+(mom*alpha)/(epsilon*c**2*kb*T)*M", {"mom": (1, 3), "H": (1, 3), "kb": (1, 3), "T": (1, 3), "alpha": (1, 3), "epsilon": (1, 3), "c": (1, 3), "M": (1, 3)}),
+    ("II_37_1", "mom*(1+chi)*B", {"mom": (1, 5), "B": (1, 5), "chi": (1, 5)}),
+    ("II_38_14", "Y/(2*(1+sigma))", {"Y": (1, 5), "sigma": (1, 5)}),
+    ("II_38_3", "Y*A*x/d", {"Y": (1, 5), "A": (1, 5), "d": (1, 5), "x": (1, 5)}),
+    ("II_3_24", "Pwr/(4*pi*r**2)", {"Pwr": (1, 5), "r": (1, 5)}),
+    ("II_4_23", "q/(4*pi*epsilon*r)", {"q": (1, 5), "epsilon": (1, 5), "r": (1, 5)}),
+    ("II_6_11", "1/(4*pi*epsilon)*p_d*cos(theta)/r**2", {"epsilon": (1, 3), "p_d": (1, 3), "theta": (1, 3), "r": (1, 3)}),
+    ("II_6_15b", "p_d/(4*pi*epsilon)*3*cos(theta)*sin(theta)/r**3", {"epsilon": (1, 3), "p_d": (1, 3), "theta": (1, 3), "r": (1, 3)}),
+    ("II_8_31", "epsilon*Ef**2/2", {"epsilon": (1, 5), "Ef": (1, 5)}),
+    ("I_10_7", "m_0/sqrt(1-v**2/c**2)", {"m_0": (1, 5), "v": (1, 2), "c": (3, 10)}),
+    ("I_11_19", "x1*y1+x2*y2+x3*y3", {"x1": (1, 5), "x2": (1, 5), "x3": (1, 5), "y1": (1, 5), "y2": (1, 5), "y3": (1, 5)}),
+    ("I_12_1", "mu*Nn", {"mu": (1, 5), "Nn": (1, 5)}),
+    ("I_12_11", "q*(Ef+B*v*sin(theta))", {"q": (1, 5), "Ef": (1, 5), "B": (1, 5), "v": (1, 5), "theta": (1, 5)}),
+    ("I_12_5", "q2*Ef", {"q2": (1, 5), "Ef": (1, 5)}),
+    ("I_13_12", "G*m1*m2*(1/r2-1/r1)", {"m1": (1, 5), "m2": (1, 5), "r1": (1, 5), "r2": (1, 5), "G": (1, 5)}),
+    ("I_15_3x", "(x-u*t)/sqrt(1-u**2/c**2)", {"x": (5, 10), "u": (1, 2), "c": (3, 20), "t": (1, 2)}),
+    ("I_18_12", "r*F*sin(theta)", {"r": (1, 5), "F": (1, 5), "theta": (0, 5)}),
+    ("I_18_14", "m*r*v*sin(theta)", {"m": (1, 5), "r": (1, 5), "v": (1, 5), "theta": (1, 5)}),
+    ("I_18_4", "(m1*r1+m2*r2)/(m1+m2)", {"m1": (1, 5), "m2": (1, 5), "r1": (1, 5), "r2": (1, 5)}),
+    ("I_24_6", "1/2*m*(omega**2+omega_0**2)*1/2*x**2", {"m": (1, 3), "omega": (1, 3), "omega_0": (1, 3), "x": (1, 3)}),
+    ("I_25_13", "q/C", {"q": (1, 5), "C": (1, 5)}),
+    ("I_29_16", "sqrt(x1**2+x2**2-2*x1*x2*cos(theta1-theta2))", {"x1": (1, 5), "x2": (1, 5), "theta1": (1, 5), "theta2": (1, 5)}),
+    ("I_29_4", "omega/c", {"omega": (1, 10), "c": (1, 10)}),
+    ("I_30_3", "Int_0*sin(n*theta/2)**2/sin(theta/2)**2", {"Int_0": (1, 5), "theta": (1, 5), "n": (1, 5)}),
+    ("I_30_5", "arcsin(lambd/(n*d))", {"lambd": (1, 2), "d": (2, 5), "n": (1, 5)}),
+    ("I_32_17", "(1/2*epsilon*c*Ef**2)*(8*pi*r**2/3)*(omega**4/(omega**2-omega_0**2)**2)", {"epsilon": (1, 2), "c": (1, 2), "Ef": (1, 2), "r": (1, 2), "omega": (1, 2), "omega_0": (3, 5)}),
+    ("I_32_5", "q**2*a**2/(6*pi*epsilon*c**3)", {"q": (1, 5), "a": (1, 5), "epsilon": (1, 5), "c": (1, 5)}),
+    ("I_34_1", "omega_0/(1-v/c)", {"c": (3, 10), "v": (1, 2), "omega_0": (1, 5)}),
+    ("I_37_4", "I1+I2+2*sqrt(I1*I2)*cos(delta)", {"I1": (1, 5), "I2": (1, 5), "delta": (1, 5)}),
+    ("I_38_12", "4*pi*epsilon*(h/(2*pi))**2/(m*q**2)", {"m": (1, 5), "q": (1, 5), "h": (1, 5), "epsilon": (1, 5)}),
+    ("I_39_1", "3/2*pr*V", {"pr": (1, 5), "V": (1, 5)}),
+    ("I_39_22", "n*kb*T/V", {"n": (1, 5), "T": (1, 5), "V": (1, 5), "kb": (1, 5)}),
+    ("I_41_16", "h/(2*pi)*omega**3/(pi**2*c**2*(exp((h/(2*pi))*omega/(kb*T))-1))", {"omega": (1, 5), "T": (1, 5), "h": (1, 5), "kb": (1, 5), "c": (1, 5)}),
+    ("I_43_16", "mu_drift*q*Volt/d", {"mu_drift": (1, 5), "q": (1, 5), "Volt": (1, 5), "d": (1, 5)}),
+    ("I_43_43", "1/(gamma-1)*kb*v/A", {"gamma": (2, 5), "kb": (1, 5), "A": (1, 5), "v": (1, 5)}),
+    ("I_44_4", "n*kb*T*ln(V2/V1)", {"n": (1, 5), "kb": (1, 5), "T": (1, 5), "V1": (1, 5), "V2": (1, 5)}),
+    ("I_47_23", "sqrt(gamma*pr/rho)", {"gamma": (1, 5), "pr": (1, 5), "rho": (1, 5)}),
+    ("I_6_2", "exp(-(theta/sigma)**2/2)/(sqrt(2*pi)*sigma)", {"sigma": (1, 3), "theta": (1, 3)}),
+    ("I_6_2a", "exp(-theta**2/2)/sqrt(2*pi)", {"theta": (1, 3)}),
+    ("I_6_2b", "exp(-((theta-theta1)/sigma)**2/2)/(sqrt(2*pi)*sigma)", {"sigma": (1, 3), "theta": (1, 3), "theta1": (1, 3)}),
+)
+EQUATIONS = SAMPLE + OTHERS
 N_TRAIN, N_TEST = 1500, 500
 GOOD_R2 = 0.999
 EXACT_NMSE = 1e-12  # 1 - R^2 on the test rows of the form with its constants refitted
@@ -118,7 +188,8 @@ def sympy_formula(formula: str, names):
     import sympy as sp
 
     local = {n: sp.Symbol(n, real=True) for n in names}
-    local.update(pi=sp.pi, exp=sp.exp, sqrt=sp.sqrt, sin=sp.sin, cos=sp.cos, arcsin=sp.asin, ln=sp.log)
+    local.update(pi=sp.pi, exp=sp.exp, sqrt=sp.sqrt, sin=sp.sin, cos=sp.cos, tanh=sp.tanh, arcsin=sp.asin,
+                 ln=sp.log)
     return sp.parse_expr(formula, local_dict=local)
 
 
@@ -342,8 +413,14 @@ def goals(results: dict) -> None:
         print(f"- interp at R^2 <= {GOOD_R2}: {', '.join(missed)}")
 
 
+def chosen_equations(args) -> list:
+    """The equations of ``--equations`` (the sample of 32 or all 99), narrowed by ``--only``."""
+    pool = SAMPLE if args.equations == "sample" else EQUATIONS
+    return [e for e in pool if not args.only or e[0] in args.only.split(",")]
+
+
 def main(args) -> None:
-    chosen = [e for e in EQUATIONS if not args.only or e[0] in args.only.split(",")]
+    chosen = chosen_equations(args)
     print(f"{len(chosen)} Feynman equations, {N_TRAIN} training and {N_TEST} test rows each, no noise.\n")
     print("| equation | law | " + " | ".join(f"{m} R^2 | size | fit (s) | exact" for m in METHODS) + " |")
     print("|---|---|" + "---|---|---|---|" * len(METHODS))
@@ -372,6 +449,8 @@ def cli() -> None:
         worker(*sys.argv[2:5])
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--equations", choices=("sample", "all"), default="all",
+                    help="the sample of 32 equations or all 99 main ones (default)")
     ap.add_argument("--only", default="", help="comma-separated equation names")
     ap.add_argument("--peer-venv", type=Path, default=PEER_VENV)
     ap.add_argument("--refresh-peers", action="store_true")
@@ -380,7 +459,7 @@ def cli() -> None:
     ap.add_argument("--peer", choices=("operon", "gplearn"), help="with --peers-only: this peer only")
     args = ap.parse_args()
     if args.peers_only:
-        for name, formula, ranges in EQUATIONS:
+        for name, formula, ranges in chosen_equations(args):
             rows = make_rows(name, formula, ranges)
             for kind in [args.peer] if args.peer else ("operon", "gplearn"):
                 res = peer_result(kind, name, rows, args)
