@@ -77,9 +77,9 @@ __all__ = ["SymbolicPursuitRegressor", "SymbolicPursuitClassifier"]
 PROBA_CLIP = 1e-6  # probabilities are clipped to [PROBA_CLIP, 1 - PROBA_CLIP] before the logit
 SELECTIONS = ("score", "best", "simplest")  # the named values of model_selection (or a number of terms)
 # model_selection="score" (PySR's rule): the row of the highest score among those whose held-out loss is
-# within this factor of the lowest, and no further above it than SIMPLEST_TOL of the held-out target's
-# variance (a factor alone lets a poor fit lose much: 1 term at a held-out R^2 of 0.730 was chosen over 3
-# at 0.811)
+# within this factor of the lowest (``_by_score``), all of them no further above the lowest than
+# SIMPLEST_TOL of the held-out target's variance (a factor alone lets a poor fit lose much: 1 term at a
+# held-out R^2 of 0.730 was chosen over 3 at 0.811)
 SCORE_LOSS_FACTOR = 1.5
 # ... the losses floored at this fraction of the target's variance first: below it a fit is exact to
 # double precision, and two exact rows differ only in rounding
@@ -548,20 +548,22 @@ def _standalone(table) -> np.ndarray:
 
 
 def _by_score(table, scale, n_rows) -> int:
-    """model_selection="score": of the rows with a standalone Python form when there are any
-    (``_standalone``: so that ``to_python`` exports the default), the elementary ones
-    (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of the lowest, or
-    within the factor a richer kind of term must beat (``kind_margin`` of the ``n_rows``
+    """model_selection="score": among the rows whose held-out loss is at most ``SIMPLEST_TOL``
+    of ``scale`` (the held-out target's variance) above the lowest (a held-out R^2 within 0.01
+    of the best, which a factor of the loss does not bound when the best fit is poor), those
+    with a standalone Python form when there are any (``_standalone``: so that ``to_python``
+    exports the default, unless that costs more than 0.01 of R^2), and of those the elementary
+    ones (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of their lowest,
+    or within the factor a richer kind of term must beat (``kind_margin`` of the ``n_rows``
     held-out rows) if that is larger: a Bessel or Gamma term earns its place only by the rule
-    a richer term does; when there are none, all the rows within ``SCORE_LOSS_FACTOR``.  Either
-    way a row's loss is also at most ``SIMPLEST_TOL`` of ``scale`` (the held-out target's
-    variance) above the lowest: a held-out R^2 within 0.01 of the best, which a factor of the
-    loss does not bound when the best fit is poor.  Of those, the highest score (``scores``;
-    ties: the less complex).  Losses are floored at ``EXACT_LOSS`` of ``scale``."""
+    a richer term does; when there are none, all the rows within ``SCORE_LOSS_FACTOR``.  Of
+    those, the highest score (``scores``; ties: the less complex).  Losses are floored at
+    ``EXACT_LOSS`` of ``scale``."""
     losses = np.maximum(_selection_losses(table), EXACT_LOSS * scale)
-    standalone = _standalone(table)
-    lowest = losses[standalone].min() if standalone.any() else losses.min()
-    pool = (standalone if standalone.any() else True) & (losses <= lowest + SIMPLEST_TOL * scale)
+    near = losses <= losses.min() + SIMPLEST_TOL * scale
+    standalone = near & _standalone(table)
+    pool = standalone if standalone.any() else near
+    lowest = losses[pool].min()
     room = max(SCORE_LOSS_FACTOR, 1.0 / kind_margin(n_rows))
     elementary = pool & _elementary(table) & (losses <= room * lowest)
     rows = np.flatnonzero(elementary if elementary.any() else pool & (losses <= SCORE_LOSS_FACTOR * lowest))
