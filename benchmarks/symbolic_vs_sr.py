@@ -1,11 +1,12 @@
 """Symbolic Pursuit against Operon and gplearn on equations of the Feynman database.
 
-The equations: 32 of the 99 main equations of the Feynman Symbolic Regression Database (Udrescu
-and Tegmark, "AI Feynman", 2019; the ground-truth track of SRBench), drawn once with
-``random.Random(2020).sample(sorted(names), 32)``; each formula and its variable ranges are
-copied from the dataset's ``metadata.yaml`` in PMLB (github.com/EpistasisLab/pmlb,
-``datasets/feynman_*``).  The data are regenerated from them, as the published files are not
-used: per equation 2,000 rows uniform in the ranges (``np.random.default_rng`` seeded by the
+The equations: the 99 main equations of the Feynman Symbolic Regression Database (Udrescu and
+Tegmark, "AI Feynman", 2019; the ground-truth track of SRBench; not the 20 bonus ones), or
+with ``--equations sample`` the 32 of them drawn once with
+``random.Random(2020).sample(sorted(names), 32)``, which earlier runs measured; each formula
+and its variable ranges are copied from the dataset's ``metadata.yaml`` in PMLB
+(github.com/EpistasisLab/pmlb, ``datasets/feynman_*``).  The data are regenerated from them, as
+the published files are not used: per equation 2,000 rows uniform in the ranges (``np.random.default_rng`` seeded by the
 equation's name), the first 1,500 to fit on and the last 500 to test on, the target the exact
 formula (no noise).
 
@@ -38,12 +39,18 @@ Measured per equation and in medians:
   (Levenberg-Marquardt from the model's own values), and the form counts as the law when it
   then reaches 1 - R^2 < 1e-12 on the test rows.  So round numbers (0.08 for 1/(4 pi)) do not
   count against a form, and a close approximation of another form does not count for it;
-* fit time (seconds of wall time of ``fit``), and per equation our time over Operon's.
+* fit time (seconds of wall time of ``fit``), and per equation our time over Operon's;
+* per structure of the law (``STRUCTURES``: one term w * P(x) * g(u) of products of powers P
+  and u, of one sign or of both; a sum of such terms; or a function of differences or of
+  several arguments at once, which no such term writes), the counts at R^2 > 0.999 and the
+  equations interp misses.
 
-Run (the peers' fits are cached, so a second run fits interp only):
+Run (the peers' fits are cached, so a second run fits interp only; ``--cached-peers`` takes the
+peers from the cache alone, an equation missing there marked "not run"):
 
-    python benchmarks/symbolic_vs_sr.py [--only I_12_2,II_34_11] [--page] [--refresh-peers]
-                                        [--peer-venv PATH] [--no-peers] [--peers-only [--peer NAME]]
+    python benchmarks/symbolic_vs_sr.py [--equations sample|all] [--only I_12_2,II_34_11] [--page]
+                                        [--refresh-peers | --cached-peers] [--peer-venv PATH]
+                                        [--no-peers] [--peers-only [--peer NAME]]
 """
 
 from __future__ import annotations
@@ -171,6 +178,24 @@ OTHERS = (  # the other 67 main equations, likewise, in the order of their names
     ("I_6_2b", "exp(-((theta-theta1)/sigma)**2/2)/(sqrt(2*pi)*sigma)", {"sigma": (1, 3), "theta": (1, 3), "theta1": (1, 3)}),
 )
 EQUATIONS = SAMPLE + OTHERS
+# each equation's structure, as the pursuit's kinds of term see it: one term w * P(x) * g(u) with P and u
+# products of powers of the variables (P = 1 or g = u**t allowed), a sum of such terms, or neither
+STRUCTURES = {
+    "a product of powers": (
+        "II_13_17 II_27_16 II_34_11 II_8_7 I_12_2 I_12_4 I_14_3 I_14_4 I_34_27 I_34_8 I_43_31 III_15_14 III_15_27 "
+        "III_12_43 III_13_18 III_19_51 III_21_20 III_7_38 II_11_20 II_27_18 II_34_2 II_34_29a II_34_29b II_34_2a "
+        "II_38_3 II_3_24 II_4_23 II_8_31 I_12_1 I_12_5 I_25_13 I_29_4 I_32_5 I_38_12 I_39_1 I_39_22 I_43_16 "
+        "I_47_23").split(),
+    "powers times g(powers), of one sign": (
+        "III_4_33 III_8_54 II_11_3 II_13_34 II_24_17 II_6_15a I_15_10 I_27_6 I_34_14 I_39_11 I_40_1 I_48_2 "
+        "III_14_14 III_15_12 III_4_32 II_10_9 II_11_27 II_11_28 II_13_23 II_21_32 II_35_18 II_35_21 II_37_1 "
+        "II_38_14 I_10_7 I_24_6 I_30_5 I_32_17 I_34_1 I_41_16 I_43_43 I_6_2 I_6_2a").split(),
+    "powers times g(powers), of both signs": "II_15_4 II_15_5 II_2_42 II_6_11 II_6_15b I_13_12 I_18_12 I_18_14 I_44_4"
+    .split(),
+    "a sum of such terms": "I_13_4 I_15_3t I_50_26 III_17_37 II_36_38 I_11_19 I_12_11 I_15_3x I_37_4".split(),
+    "a function of differences or of several arguments at once": (
+        "I_16_6 I_26_2 I_8_14 I_9_18 III_10_19 III_9_52 I_18_4 I_29_16 I_30_3 I_6_2b").split(),
+}
 N_TRAIN, N_TEST = 1500, 500
 GOOD_R2 = 0.999
 EXACT_NMSE = 1e-12  # 1 - R^2 on the test rows of the form with its constants refitted
@@ -322,6 +347,8 @@ def peer_result(kind: str, name: str, rows: dict, args) -> dict:
     cached = folder / f"{name}-{kind}-{key}.json"
     if cached.exists() and not args.refresh_peers:
         return json.loads(cached.read_text())
+    if args.cached_peers:
+        return {"missing": "not in the peers' cache"}
     out = folder / f"{name}-{kind}.out.json"
     cmd = [str(ensure_peers(args.peer_venv)), str(Path(__file__).resolve()), "--worker", kind, str(npz), str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, **SINGLE_THREAD))
@@ -361,6 +388,8 @@ def fit_interp(rows) -> dict:
 
 # --------------------------------------------------------------------------- the report
 def _cell(res: dict) -> str:
+    if "missing" in res:
+        return "not run | | | |"
     if "error" in res:
         return "failed | | | |"
     exact = "yes" if res["nmse_refit"] < EXACT_NMSE else ""
@@ -376,11 +405,11 @@ def summary(results: dict) -> None:
     print("\n## Medians and counts\n")
     print("| method | median test R^2 | R^2 > 0.999 | exact up to constants | median size | median fit (s) | worst R^2 |")
     print("|---|---|---|---|---|---|---|")
-    n = len(results)
     for method in METHODS:
         done = [r[method] for r in results.values() if "r2" in r.get(method, {})]
         if not done:
             continue
+        n = sum("r2" in r.get(method, {}) or "error" in r.get(method, {}) for r in results.values())  # a fit ran
         good = sum(r["r2"] > GOOD_R2 for r in done)
         exact = sum(r["nmse_refit"] < EXACT_NMSE for r in done)
         worst = min(r["r2"] for r in done)
@@ -391,7 +420,32 @@ def summary(results: dict) -> None:
     if ratios:
         print(f"\nfit time, interp / Operon per equation: median {np.median(ratios):.3f}, "
               f"worst {max(ratios):.3f} ({len(ratios)} equations)")
+    loads = [max(r["operon"]["load"]) for r in results.values() if "load" in r.get("operon", {})]
+    if loads:
+        print(f"\nload average (1 min) around Operon's fits, the larger of before and after: median "
+              f"{np.median(loads):.1f}, highest {max(loads):.1f} (on 2 cores; Operon stops at {OPERON_SECONDS} s "
+              f"of wall time, so a loaded machine lets it evaluate fewer models)")
     goals(results)
+    by_structure(results)
+
+
+def by_structure(results: dict) -> None:
+    """Per structure (``STRUCTURES``): the equations, how many each method fits to R^2 > 0.999 (of
+    those it ran on), and interp's misses with their R^2."""
+    print("\n## By structure\n")
+    print("| structure | equations | " + " | ".join(f"{m} R^2 > {GOOD_R2}" for m in METHODS) + " | interp misses |")
+    print("|---|---|" + "---|" * len(METHODS) + "---|")
+    for structure, names in STRUCTURES.items():
+        here = [n for n in names if n in results]
+        if not here:
+            continue
+        counts = []
+        for method in METHODS:
+            ran = [results[n][method] for n in here if "r2" in results[n].get(method, {})]
+            counts.append(f"{sum(r['r2'] > GOOD_R2 for r in ran)} / {len(ran)}" if ran else "")
+        missed = ", ".join(f"{n} ({results[n]['interp']['r2']:.4f})" for n in here
+                           if results[n]["interp"]["r2"] <= GOOD_R2)
+        print(f"| {structure} | {len(here)} | {' | '.join(counts)} | {missed} |")
 
 
 def goals(results: dict) -> None:
@@ -432,7 +486,7 @@ def main(args) -> None:
             res.update({kind: peer_result(kind, name, rows, args) for kind in ("operon", "gplearn")})
         results[name] = res
         formulas[name] = {m: r.get("formula", r.get("error", "")) for m, r in res.items()}
-        cells = " ".join(_cell(res.get(m, {"error": ""})) for m in METHODS)
+        cells = " ".join(_cell(res.get(m, {"missing": ""})) for m in METHODS)
         print(f"| {name} | `{formula}` | {cells}", flush=True)
     summary(results)
     print("\n## Formulas\n")
@@ -454,6 +508,8 @@ def cli() -> None:
     ap.add_argument("--only", default="", help="comma-separated equation names")
     ap.add_argument("--peer-venv", type=Path, default=PEER_VENV)
     ap.add_argument("--refresh-peers", action="store_true")
+    ap.add_argument("--cached-peers", action="store_true",
+                    help="the peers' results from the cache only: an equation not in it is not run")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--peers-only", action="store_true", help="fit and cache the peers only")
     ap.add_argument("--peer", choices=("operon", "gplearn"), help="with --peers-only: this peer only")
