@@ -40,10 +40,15 @@ Measured per equation and in medians:
   then reaches 1 - R^2 < 1e-12 on the test rows.  So round numbers (0.08 for 1/(4 pi)) do not
   count against a form, and a close approximation of another form does not count for it;
 * fit time (seconds of wall time of ``fit``), and per equation our time over Operon's;
-* per structure of the law (``STRUCTURES``: one term w * P(x) * g(u) of products of powers P
-  and u, of one sign or of both; a sum of such terms; or a function of differences or of
-  several arguments at once, which no such term writes), the counts at R^2 > 0.999 and the
-  equations interp misses.
+* per structure of the law (``STRUCTURES``), the counts at R^2 > 0.999 and the equations
+  interp misses.  The pursuit writes one term w * P(x) * g(u) with P and u products of powers
+  of the variables (P may be 1, g(u) may be a power: a product of powers is one such term), so
+  the structures are: a product of powers; one such term whose value has one sign (its
+  logarithm shows P and u's exponents) or takes both signs (only its magnitude's logarithm
+  does: p*cos(theta)/r**2); a sum of up to three such terms, which the greedy steps must find
+  one at a time; and a function of differences (x2 - x1 under a square root, omega - omega_0
+  inside a sine) or of several such arguments at once, which no sum of three such terms
+  writes exactly.
 
 Run (the peers' fits are cached, so a second run fits interp only; ``--cached-peers`` takes the
 peers from the cache alone, an equation missing there marked "not run"):
