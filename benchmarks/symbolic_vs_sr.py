@@ -1,11 +1,12 @@
 """Symbolic Pursuit against Operon and gplearn on equations of the Feynman database.
 
-The equations: 32 of the 99 main equations of the Feynman Symbolic Regression Database (Udrescu
-and Tegmark, "AI Feynman", 2019; the ground-truth track of SRBench), drawn once with
-``random.Random(2020).sample(sorted(names), 32)``; each formula and its variable ranges are
-copied from the dataset's ``metadata.yaml`` in PMLB (github.com/EpistasisLab/pmlb,
-``datasets/feynman_*``).  The data are regenerated from them, as the published files are not
-used: per equation 2,000 rows uniform in the ranges (``np.random.default_rng`` seeded by the
+The equations: the 99 main equations of the Feynman Symbolic Regression Database (Udrescu and
+Tegmark, "AI Feynman", 2019; the ground-truth track of SRBench; not the 20 bonus ones), or
+with ``--equations sample`` the 32 of them drawn once with
+``random.Random(2020).sample(sorted(names), 32)``, which earlier runs measured; each formula
+and its variable ranges are copied from the dataset's ``metadata.yaml`` in PMLB
+(github.com/EpistasisLab/pmlb, ``datasets/feynman_*``).  The data are regenerated from them, as
+the published files are not used: per equation 2,000 rows uniform in the ranges (``np.random.default_rng`` seeded by the
 equation's name), the first 1,500 to fit on and the last 500 to test on, the target the exact
 formula (no noise).
 
@@ -38,12 +39,23 @@ Measured per equation and in medians:
   (Levenberg-Marquardt from the model's own values), and the form counts as the law when it
   then reaches 1 - R^2 < 1e-12 on the test rows.  So round numbers (0.08 for 1/(4 pi)) do not
   count against a form, and a close approximation of another form does not count for it;
-* fit time (seconds of wall time of ``fit``), and per equation our time over Operon's.
+* fit time (seconds of wall time of ``fit``), and per equation our time over Operon's;
+* per structure of the law (``STRUCTURES``), the counts at R^2 > 0.999 and the equations
+  interp misses.  The pursuit writes one term w * P(x) * g(u) with P and u products of powers
+  of the variables (P may be 1, g(u) may be a power: a product of powers is one such term), so
+  the structures are: a product of powers; one such term whose value has one sign (its
+  logarithm shows P and u's exponents) or takes both signs (only its magnitude's logarithm
+  does: p*cos(theta)/r**2); a sum of up to three such terms, which the greedy steps must find
+  one at a time; and a function of differences (x2 - x1 under a square root, omega - omega_0
+  inside a sine) or of several such arguments at once, which no sum of three such terms
+  writes exactly.
 
-Run (the peers' fits are cached, so a second run fits interp only):
+Run (the peers' fits are cached, so a second run fits interp only; ``--cached-peers`` takes the
+peers from the cache alone, an equation missing there marked "not run"):
 
-    python benchmarks/symbolic_vs_sr.py [--only I_12_2,II_34_11] [--page] [--refresh-peers]
-                                        [--peer-venv PATH] [--no-peers] [--peers-only [--peer NAME]]
+    python benchmarks/symbolic_vs_sr.py [--equations sample|all] [--only I_12_2,II_34_11] [--page]
+                                        [--refresh-peers | --cached-peers] [--peer-venv PATH]
+                                        [--no-peers] [--peers-only [--peer NAME]]
 """
 
 from __future__ import annotations
@@ -61,7 +73,7 @@ from pathlib import Path
 
 import numpy as np
 
-EQUATIONS = (  # (name, formula, variable ranges): PMLB's feynman_<name>/metadata.yaml
+SAMPLE = (  # (name, formula, variable ranges): PMLB's feynman_<name>/metadata.yaml
     ("III_15_14", "(h/(2*pi))**2/(2*E_n*d**2)", {"h": (1, 5), "E_n": (1, 5), "d": (1, 5)}),
     ("III_15_27", "2*pi*alpha/(n*d)", {"alpha": (1, 5), "n": (1, 5), "d": (1, 5)}),
     ("III_4_33", "(h/(2*pi))*omega/(exp((h/(2*pi))*omega/(kb*T))-1)",
@@ -101,6 +113,94 @@ EQUATIONS = (  # (name, formula, variable ranges): PMLB's feynman_<name>/metadat
      {"m1": (1, 2), "m2": (1, 2), "G": (1, 2), "x1": (3, 4), "x2": (1, 2), "y1": (3, 4), "y2": (1, 2), "z1": (3, 4),
       "z2": (1, 2)}),
 )
+OTHERS = (  # the other 67 main equations, likewise, in the order of their names
+    ("III_10_19", "mom*sqrt(Bx**2+By**2+Bz**2)", {"mom": (1, 5), "Bx": (1, 5), "By": (1, 5), "Bz": (1, 5)}),
+    ("III_12_43", "n*(h/(2*pi))", {"n": (1, 5), "h": (1, 5)}),
+    ("III_13_18", "2*E_n*d**2*k/(h/(2*pi))", {"E_n": (1, 5), "d": (1, 5), "k": (1, 5), "h": (1, 5)}),
+    ("III_14_14", "I_0*(exp(q*Volt/(kb*T))-1)", {"I_0": (1, 5), "q": (1, 2), "Volt": (1, 2), "kb": (1, 2), "T": (1, 2)}),
+    ("III_15_12", "2*U*(1-cos(k*d))", {"U": (1, 5), "k": (1, 5), "d": (1, 5)}),
+    ("III_17_37", "beta*(1+alpha*cos(theta))", {"beta": (1, 5), "alpha": (1, 5), "theta": (1, 5)}),
+    ("III_19_51", "-m*q**4/(2*(4*pi*epsilon)**2*(h/(2*pi))**2)*(1/n**2)", {"m": (1, 5), "q": (1, 5), "h": (1, 5), "n": (1, 5), "epsilon": (1, 5)}),
+    ("III_21_20", "-rho_c_0*q*A_vec/m", {"rho_c_0": (1, 5), "q": (1, 5), "A_vec": (1, 5), "m": (1, 5)}),
+    ("III_4_32", "1/(exp((h/(2*pi))*omega/(kb*T))-1)", {"h": (1, 5), "omega": (1, 5), "kb": (1, 5), "T": (1, 5)}),
+    ("III_7_38", "2*mom*B/(h/(2*pi))", {"mom": (1, 5), "B": (1, 5), "h": (1, 5)}),
+    ("III_9_52", "(p_d*Ef*t/(h/(2*pi)))*sin((omega-omega_0)*t/2)**2/((omega-omega_0)*t/2)**2", {"p_d": (1, 3), "Ef": (1, 3), "t": (1, 3), "h": (1, 3), "omega": (1, 5), "omega_0": (1, 5)}),
+    ("II_10_9", "sigma_den/epsilon*1/(1+chi)", {"sigma_den": (1, 5), "epsilon": (1, 5), "chi": (1, 5)}),
+    ("II_11_20", "n_rho*p_d**2*Ef/(3*kb*T)", {"n_rho": (1, 5), "p_d": (1, 5), "Ef": (1, 5), "kb": (1, 5), "T": (1, 5)}),
+    ("II_11_27", "n*alpha/(1-(n*alpha/3))*epsilon*Ef", {"n": (0, 1), "alpha": (0, 1), "epsilon": (1, 2), "Ef": (1, 2)}),
+    ("II_11_28", "1+n*alpha/(1-(n*alpha/3))", {"n": (0, 1), "alpha": (0, 1)}),
+    ("II_13_23", "rho_c_0/sqrt(1-v**2/c**2)", {"rho_c_0": (1, 5), "v": (1, 2), "c": (3, 10)}),
+    ("II_15_4", "-mom*B*cos(theta)", {"mom": (1, 5), "B": (1, 5), "theta": (1, 5)}),
+    ("II_15_5", "-p_d*Ef*cos(theta)", {"p_d": (1, 5), "Ef": (1, 5), "theta": (1, 5)}),
+    ("II_21_32", "q/(4*pi*epsilon*r*(1-v/c))", {"q": (1, 5), "epsilon": (1, 5), "r": (1, 5), "v": (1, 2), "c": (3, 10)}),
+    ("II_27_18", "epsilon*Ef**2", {"epsilon": (1, 5), "Ef": (1, 5)}),
+    ("II_2_42", "kappa*(T2-T1)*A/d", {"kappa": (1, 5), "T1": (1, 5), "T2": (1, 5), "A": (1, 5), "d": (1, 5)}),
+    ("II_34_2", "q*v*r/2", {"q": (1, 5), "v": (1, 5), "r": (1, 5)}),
+    ("II_34_29a", "q*h/(4*pi*m)", {"q": (1, 5), "h": (1, 5), "m": (1, 5)}),
+    ("II_34_29b", "g_*mom*B*Jz/(h/(2*pi))", {"g_": (1, 5), "h": (1, 5), "Jz": (1, 5), "mom": (1, 5), "B": (1, 5)}),
+    ("II_34_2a", "q*v/(2*pi*r)", {"q": (1, 5), "v": (1, 5), "r": (1, 5)}),
+    ("II_35_18", "n_0/(exp(mom*B/(kb*T))+exp(-mom*B/(kb*T)))", {"n_0": (1, 3), "kb": (1, 3), "T": (1, 3), "mom": (1, 3), "B": (1, 3)}),
+    ("II_35_21", "n_rho*mom*tanh(mom*B/(kb*T))", {"n_rho": (1, 5), "mom": (1, 5), "B": (1, 5), "kb": (1, 5), "T": (1, 5)}),
+    ("II_36_38", "mom*H/(kb*T)+(mom*alpha)/(epsilon*c**2*kb*T)*M", {"mom": (1, 3), "H": (1, 3), "kb": (1, 3), "T": (1, 3), "alpha": (1, 3), "epsilon": (1, 3), "c": (1, 3), "M": (1, 3)}),
+    ("II_37_1", "mom*(1+chi)*B", {"mom": (1, 5), "B": (1, 5), "chi": (1, 5)}),
+    ("II_38_14", "Y/(2*(1+sigma))", {"Y": (1, 5), "sigma": (1, 5)}),
+    ("II_38_3", "Y*A*x/d", {"Y": (1, 5), "A": (1, 5), "d": (1, 5), "x": (1, 5)}),
+    ("II_3_24", "Pwr/(4*pi*r**2)", {"Pwr": (1, 5), "r": (1, 5)}),
+    ("II_4_23", "q/(4*pi*epsilon*r)", {"q": (1, 5), "epsilon": (1, 5), "r": (1, 5)}),
+    ("II_6_11", "1/(4*pi*epsilon)*p_d*cos(theta)/r**2", {"epsilon": (1, 3), "p_d": (1, 3), "theta": (1, 3), "r": (1, 3)}),
+    ("II_6_15b", "p_d/(4*pi*epsilon)*3*cos(theta)*sin(theta)/r**3", {"epsilon": (1, 3), "p_d": (1, 3), "theta": (1, 3), "r": (1, 3)}),
+    ("II_8_31", "epsilon*Ef**2/2", {"epsilon": (1, 5), "Ef": (1, 5)}),
+    ("I_10_7", "m_0/sqrt(1-v**2/c**2)", {"m_0": (1, 5), "v": (1, 2), "c": (3, 10)}),
+    ("I_11_19", "x1*y1+x2*y2+x3*y3", {"x1": (1, 5), "x2": (1, 5), "x3": (1, 5), "y1": (1, 5), "y2": (1, 5), "y3": (1, 5)}),
+    ("I_12_1", "mu*Nn", {"mu": (1, 5), "Nn": (1, 5)}),
+    ("I_12_11", "q*(Ef+B*v*sin(theta))", {"q": (1, 5), "Ef": (1, 5), "B": (1, 5), "v": (1, 5), "theta": (1, 5)}),
+    ("I_12_5", "q2*Ef", {"q2": (1, 5), "Ef": (1, 5)}),
+    ("I_13_12", "G*m1*m2*(1/r2-1/r1)", {"m1": (1, 5), "m2": (1, 5), "r1": (1, 5), "r2": (1, 5), "G": (1, 5)}),
+    ("I_15_3x", "(x-u*t)/sqrt(1-u**2/c**2)", {"x": (5, 10), "u": (1, 2), "c": (3, 20), "t": (1, 2)}),
+    ("I_18_12", "r*F*sin(theta)", {"r": (1, 5), "F": (1, 5), "theta": (0, 5)}),
+    ("I_18_14", "m*r*v*sin(theta)", {"m": (1, 5), "r": (1, 5), "v": (1, 5), "theta": (1, 5)}),
+    ("I_18_4", "(m1*r1+m2*r2)/(m1+m2)", {"m1": (1, 5), "m2": (1, 5), "r1": (1, 5), "r2": (1, 5)}),
+    ("I_24_6", "1/2*m*(omega**2+omega_0**2)*1/2*x**2", {"m": (1, 3), "omega": (1, 3), "omega_0": (1, 3), "x": (1, 3)}),
+    ("I_25_13", "q/C", {"q": (1, 5), "C": (1, 5)}),
+    ("I_29_16", "sqrt(x1**2+x2**2-2*x1*x2*cos(theta1-theta2))", {"x1": (1, 5), "x2": (1, 5), "theta1": (1, 5), "theta2": (1, 5)}),
+    ("I_29_4", "omega/c", {"omega": (1, 10), "c": (1, 10)}),
+    ("I_30_3", "Int_0*sin(n*theta/2)**2/sin(theta/2)**2", {"Int_0": (1, 5), "theta": (1, 5), "n": (1, 5)}),
+    ("I_30_5", "arcsin(lambd/(n*d))", {"lambd": (1, 2), "d": (2, 5), "n": (1, 5)}),
+    ("I_32_17", "(1/2*epsilon*c*Ef**2)*(8*pi*r**2/3)*(omega**4/(omega**2-omega_0**2)**2)", {"epsilon": (1, 2), "c": (1, 2), "Ef": (1, 2), "r": (1, 2), "omega": (1, 2), "omega_0": (3, 5)}),
+    ("I_32_5", "q**2*a**2/(6*pi*epsilon*c**3)", {"q": (1, 5), "a": (1, 5), "epsilon": (1, 5), "c": (1, 5)}),
+    ("I_34_1", "omega_0/(1-v/c)", {"c": (3, 10), "v": (1, 2), "omega_0": (1, 5)}),
+    ("I_37_4", "I1+I2+2*sqrt(I1*I2)*cos(delta)", {"I1": (1, 5), "I2": (1, 5), "delta": (1, 5)}),
+    ("I_38_12", "4*pi*epsilon*(h/(2*pi))**2/(m*q**2)", {"m": (1, 5), "q": (1, 5), "h": (1, 5), "epsilon": (1, 5)}),
+    ("I_39_1", "3/2*pr*V", {"pr": (1, 5), "V": (1, 5)}),
+    ("I_39_22", "n*kb*T/V", {"n": (1, 5), "T": (1, 5), "V": (1, 5), "kb": (1, 5)}),
+    ("I_41_16", "h/(2*pi)*omega**3/(pi**2*c**2*(exp((h/(2*pi))*omega/(kb*T))-1))", {"omega": (1, 5), "T": (1, 5), "h": (1, 5), "kb": (1, 5), "c": (1, 5)}),
+    ("I_43_16", "mu_drift*q*Volt/d", {"mu_drift": (1, 5), "q": (1, 5), "Volt": (1, 5), "d": (1, 5)}),
+    ("I_43_43", "1/(gamma-1)*kb*v/A", {"gamma": (2, 5), "kb": (1, 5), "A": (1, 5), "v": (1, 5)}),
+    ("I_44_4", "n*kb*T*ln(V2/V1)", {"n": (1, 5), "kb": (1, 5), "T": (1, 5), "V1": (1, 5), "V2": (1, 5)}),
+    ("I_47_23", "sqrt(gamma*pr/rho)", {"gamma": (1, 5), "pr": (1, 5), "rho": (1, 5)}),
+    ("I_6_2", "exp(-(theta/sigma)**2/2)/(sqrt(2*pi)*sigma)", {"sigma": (1, 3), "theta": (1, 3)}),
+    ("I_6_2a", "exp(-theta**2/2)/sqrt(2*pi)", {"theta": (1, 3)}),
+    ("I_6_2b", "exp(-((theta-theta1)/sigma)**2/2)/(sqrt(2*pi)*sigma)", {"sigma": (1, 3), "theta": (1, 3), "theta1": (1, 3)}),
+)
+EQUATIONS = SAMPLE + OTHERS
+# each equation's structure, as the pursuit's kinds of term see it: one term w * P(x) * g(u) with P and u
+# products of powers of the variables (P = 1 or g = u**t allowed), a sum of such terms, or neither
+STRUCTURES = {
+    "a product of powers": (
+        "II_13_17 II_27_16 II_34_11 II_8_7 I_12_2 I_12_4 I_14_3 I_14_4 I_34_27 I_34_8 I_43_31 III_15_14 III_15_27 "
+        "III_12_43 III_13_18 III_19_51 III_21_20 III_7_38 II_11_20 II_27_18 II_34_2 II_34_29a II_34_29b II_34_2a "
+        "II_38_3 II_3_24 II_4_23 II_8_31 I_12_1 I_12_5 I_25_13 I_29_4 I_32_5 I_38_12 I_39_1 I_39_22 I_43_16 "
+        "I_47_23").split(),
+    "powers times g(powers), of one sign": (
+        "III_4_33 III_8_54 II_11_3 II_13_34 II_24_17 II_6_15a I_15_10 I_27_6 I_34_14 I_39_11 I_40_1 I_48_2 "
+        "III_14_14 III_15_12 III_4_32 II_10_9 II_11_27 II_11_28 II_13_23 II_21_32 II_35_18 II_35_21 II_37_1 "
+        "II_38_14 I_10_7 I_24_6 I_30_5 I_32_17 I_34_1 I_41_16 I_43_43 I_6_2 I_6_2a").split(),
+    "powers times g(powers), of both signs": "II_15_4 II_15_5 II_2_42 II_6_11 II_6_15b I_13_12 I_18_12 I_18_14 I_44_4"
+    .split(),
+    "a sum of such terms": "I_13_4 I_15_3t I_50_26 III_17_37 II_36_38 I_11_19 I_12_11 I_15_3x I_37_4".split(),
+    "a function of differences or of several arguments at once": (
+        "I_16_6 I_26_2 I_8_14 I_9_18 III_10_19 III_9_52 I_18_4 I_29_16 I_30_3 I_6_2b").split(),
+}
 N_TRAIN, N_TEST = 1500, 500
 GOOD_R2 = 0.999
 EXACT_NMSE = 1e-12  # 1 - R^2 on the test rows of the form with its constants refitted
@@ -118,7 +218,8 @@ def sympy_formula(formula: str, names):
     import sympy as sp
 
     local = {n: sp.Symbol(n, real=True) for n in names}
-    local.update(pi=sp.pi, exp=sp.exp, sqrt=sp.sqrt, sin=sp.sin, cos=sp.cos, arcsin=sp.asin, ln=sp.log)
+    local.update(pi=sp.pi, exp=sp.exp, sqrt=sp.sqrt, sin=sp.sin, cos=sp.cos, tanh=sp.tanh, arcsin=sp.asin,
+                 ln=sp.log)
     return sp.parse_expr(formula, local_dict=local)
 
 
@@ -251,6 +352,8 @@ def peer_result(kind: str, name: str, rows: dict, args) -> dict:
     cached = folder / f"{name}-{kind}-{key}.json"
     if cached.exists() and not args.refresh_peers:
         return json.loads(cached.read_text())
+    if args.cached_peers:
+        return {"missing": "not in the peers' cache"}
     out = folder / f"{name}-{kind}.out.json"
     cmd = [str(ensure_peers(args.peer_venv)), str(Path(__file__).resolve()), "--worker", kind, str(npz), str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, **SINGLE_THREAD))
@@ -290,6 +393,8 @@ def fit_interp(rows) -> dict:
 
 # --------------------------------------------------------------------------- the report
 def _cell(res: dict) -> str:
+    if "missing" in res:
+        return "not run | | | |"
     if "error" in res:
         return "failed | | | |"
     exact = "yes" if res["nmse_refit"] < EXACT_NMSE else ""
@@ -305,11 +410,11 @@ def summary(results: dict) -> None:
     print("\n## Medians and counts\n")
     print("| method | median test R^2 | R^2 > 0.999 | exact up to constants | median size | median fit (s) | worst R^2 |")
     print("|---|---|---|---|---|---|---|")
-    n = len(results)
     for method in METHODS:
         done = [r[method] for r in results.values() if "r2" in r.get(method, {})]
         if not done:
             continue
+        n = sum("r2" in r.get(method, {}) or "error" in r.get(method, {}) for r in results.values())  # a fit ran
         good = sum(r["r2"] > GOOD_R2 for r in done)
         exact = sum(r["nmse_refit"] < EXACT_NMSE for r in done)
         worst = min(r["r2"] for r in done)
@@ -320,7 +425,32 @@ def summary(results: dict) -> None:
     if ratios:
         print(f"\nfit time, interp / Operon per equation: median {np.median(ratios):.3f}, "
               f"worst {max(ratios):.3f} ({len(ratios)} equations)")
+    loads = [max(r["operon"]["load"]) for r in results.values() if "load" in r.get("operon", {})]
+    if loads:
+        print(f"\nload average (1 min) around Operon's fits, the larger of before and after: median "
+              f"{np.median(loads):.1f}, highest {max(loads):.1f} (on 2 cores; Operon stops at {OPERON_SECONDS} s "
+              f"of wall time, so a loaded machine lets it evaluate fewer models)")
     goals(results)
+    by_structure(results)
+
+
+def by_structure(results: dict) -> None:
+    """Per structure (``STRUCTURES``): the equations, how many each method fits to R^2 > 0.999 (of
+    those it ran on), and interp's misses with their R^2."""
+    print("\n## By structure\n")
+    print("| structure | equations | " + " | ".join(f"{m} R^2 > {GOOD_R2}" for m in METHODS) + " | interp misses |")
+    print("|---|---|" + "---|" * len(METHODS) + "---|")
+    for structure, names in STRUCTURES.items():
+        here = [n for n in names if n in results]
+        if not here:
+            continue
+        counts = []
+        for method in METHODS:
+            ran = [results[n][method] for n in here if "r2" in results[n].get(method, {})]
+            counts.append(f"{sum(r['r2'] > GOOD_R2 for r in ran)} / {len(ran)}" if ran else "")
+        missed = ", ".join(f"{n} ({results[n]['interp']['r2']:.4f})" for n in here
+                           if results[n]["interp"]["r2"] <= GOOD_R2)
+        print(f"| {structure} | {len(here)} | {' | '.join(counts)} | {missed} |")
 
 
 def goals(results: dict) -> None:
@@ -342,8 +472,14 @@ def goals(results: dict) -> None:
         print(f"- interp at R^2 <= {GOOD_R2}: {', '.join(missed)}")
 
 
+def chosen_equations(args) -> list:
+    """The equations of ``--equations`` (the sample of 32 or all 99), narrowed by ``--only``."""
+    pool = SAMPLE if args.equations == "sample" else EQUATIONS
+    return [e for e in pool if not args.only or e[0] in args.only.split(",")]
+
+
 def main(args) -> None:
-    chosen = [e for e in EQUATIONS if not args.only or e[0] in args.only.split(",")]
+    chosen = chosen_equations(args)
     print(f"{len(chosen)} Feynman equations, {N_TRAIN} training and {N_TEST} test rows each, no noise.\n")
     print("| equation | law | " + " | ".join(f"{m} R^2 | size | fit (s) | exact" for m in METHODS) + " |")
     print("|---|---|" + "---|---|---|---|" * len(METHODS))
@@ -355,7 +491,7 @@ def main(args) -> None:
             res.update({kind: peer_result(kind, name, rows, args) for kind in ("operon", "gplearn")})
         results[name] = res
         formulas[name] = {m: r.get("formula", r.get("error", "")) for m, r in res.items()}
-        cells = " ".join(_cell(res.get(m, {"error": ""})) for m in METHODS)
+        cells = " ".join(_cell(res.get(m, {"missing": ""})) for m in METHODS)
         print(f"| {name} | `{formula}` | {cells}", flush=True)
     summary(results)
     print("\n## Formulas\n")
@@ -372,15 +508,19 @@ def cli() -> None:
         worker(*sys.argv[2:5])
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--equations", choices=("sample", "all"), default="all",
+                    help="the sample of 32 equations or all 99 main ones (default)")
     ap.add_argument("--only", default="", help="comma-separated equation names")
     ap.add_argument("--peer-venv", type=Path, default=PEER_VENV)
     ap.add_argument("--refresh-peers", action="store_true")
+    ap.add_argument("--cached-peers", action="store_true",
+                    help="the peers' results from the cache only: an equation not in it is not run")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--peers-only", action="store_true", help="fit and cache the peers only")
     ap.add_argument("--peer", choices=("operon", "gplearn"), help="with --peers-only: this peer only")
     args = ap.parse_args()
     if args.peers_only:
-        for name, formula, ranges in EQUATIONS:
+        for name, formula, ranges in chosen_equations(args):
             rows = make_rows(name, formula, ranges)
             for kind in [args.peer] if args.peer else ("operon", "gplearn"):
                 res = peer_result(kind, name, rows, args)

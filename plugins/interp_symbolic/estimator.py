@@ -77,7 +77,9 @@ __all__ = ["SymbolicPursuitRegressor", "SymbolicPursuitClassifier"]
 PROBA_CLIP = 1e-6  # probabilities are clipped to [PROBA_CLIP, 1 - PROBA_CLIP] before the logit
 SELECTIONS = ("score", "best", "simplest")  # the named values of model_selection (or a number of terms)
 # model_selection="score" (PySR's rule): the row of the highest score among those whose held-out loss is
-# within this factor of the lowest
+# within this factor of the lowest (``_by_score``), all of them no further above the lowest than
+# SIMPLEST_TOL of the held-out target's variance (a factor alone lets a poor fit lose much: 1 term at a
+# held-out R^2 of 0.730 was chosen over 3 at 0.811)
 SCORE_LOSS_FACTOR = 1.5
 # ... the losses floored at this fraction of the target's variance first: below it a fit is exact to
 # double precision, and two exact rows differ only in rounding
@@ -174,8 +176,9 @@ class TermKind:
 class PursuitStep:
     """One step of the pursuit: its ``index`` (from 0), the fit's ``seed``, the target's
     variance ``scale`` on the training rows and, at the first step, the ``LogStructure`` of
-    the target (None after it, or when the target changes sign: a residual's logarithm says
-    little about a law, since the intercept is its largest part once a term fits)."""
+    the target, or of its magnitude when it changes sign (None after the first step: a
+    residual's logarithm says little about a law, since the intercept is its largest part
+    once a term fits; or when the target reaches 0)."""
 
     index: int
     seed: int
@@ -189,14 +192,18 @@ class LogStructure:
     positive columns (``log_structure``): its linear ``trend`` (a product of powers's own
     exponents), the direction of its strongest ``bend`` (unit norm: log g(a . F) bends only
     along a) and whether the trend alone fits the logarithm to rounding (``exact``: the
-    residual is the product of powers exp(c + trend . F))."""
+    residual is the product of powers exp(c + trend . F)).  ``one_signed`` False: the
+    structure is that of the residual's magnitude, the residual changing sign (a prefactor
+    times a g that crosses 0, such as p*cos(theta)/r**2): it says where a prefactor's
+    exponents start, not where a monomial's do."""
 
     trend: np.ndarray
     bend: np.ndarray
     exact: bool = False
+    one_signed: bool = True
 
 
-def log_structure(F, unexplained) -> LogStructure | None:
+def log_structure(F, unexplained, both_signs=False) -> LogStructure | None:
     """The ``LogStructure`` of ``unexplained`` (what the terms so far leave of the target) on
     the features ``F`` of the monomial kind: a least-squares fit of log|unexplained| in F;
     when it leaves no more than ``LOG_EXACT`` of the logarithm's spread, the product of
@@ -206,11 +213,15 @@ def log_structure(F, unexplained) -> LogStructure | None:
     exponents), its sign fixed (the largest component positive: an eigenvector's sign is the
     LAPACK build's choice).  The exact case comes first because the quadratic part of a
     product of powers is rounding, whose eigenvectors differ from one BLAS build to the next.
-    None when ``unexplained`` changes sign or reaches 0, or when there are fewer than three
-    rows per coefficient of the quadratic fit."""
+    With ``both_signs``, a residual that changes sign gets the structure of its magnitude
+    (never exact, ``one_signed`` False: log|g| of a g that crosses 0 bends along u's
+    exponents, and P's are its trend elsewhere).  None when ``unexplained`` changes sign
+    (without ``both_signs``) or reaches 0, or when there are fewer than three rows per
+    coefficient of the quadratic fit."""
     read = np.flatnonzero(np.any(F != 0, axis=0))
     k = len(read)
-    if not (np.all(unexplained > 0) or np.all(unexplained < 0)) or len(unexplained) < 3 * (k + 1) * (k + 2) // 2:
+    one_signed = bool(np.all(unexplained > 0) or np.all(unexplained < 0))
+    if not (one_signed or both_signs and np.all(unexplained != 0)) or len(unexplained) < 3 * (k + 1) * (k + 2) // 2:
         return None
     logs = np.log(np.abs(unexplained))
     centred = F[:, read] - 0.5
@@ -220,7 +231,7 @@ def log_structure(F, unexplained) -> LogStructure | None:
         return None
     trend = np.zeros(F.shape[1])
     trend[read] = coef[1:]
-    if np.sum((logs - linear @ coef) ** 2) <= LOG_EXACT * np.sum((logs - logs.mean()) ** 2):
+    if one_signed and np.sum((logs - linear @ coef) ** 2) <= LOG_EXACT * np.sum((logs - logs.mean()) ** 2):
         norm = np.linalg.norm(trend)
         return LogStructure(trend, trend / norm, exact=True) if norm > 0 else None
     upper = np.triu_indices(k)
@@ -234,7 +245,7 @@ def log_structure(F, unexplained) -> LogStructure | None:
     lead = vectors[:, np.argmax(np.abs(values))]
     trend, bend = np.zeros(F.shape[1]), np.zeros(F.shape[1])
     trend[read], bend[read] = coef[1:1 + k], lead * np.sign(lead[np.argmax(np.abs(lead))])
-    return LogStructure(trend, bend) if np.linalg.norm(trend) > 0 else None
+    return LogStructure(trend, bend, one_signed=one_signed) if np.linalg.norm(trend) > 0 else None
 
 
 def power_law(kind: TermKind, trend, fit: Rows) -> Candidate:
@@ -533,7 +544,10 @@ def cancelling(terms, Xs) -> bool:
 def _by_score(table, scale, n_rows, readable=None) -> int:
     """model_selection="score": of the rows with a standalone Python form when there are any
     (``_standalone``: so that ``to_python`` exports the default), and of those the ``readable``
-    ones when there are any (None: all; a row with a ``cancelling`` term is not), the elementary ones
+    ones when there are any (None: all; a row with a ``cancelling`` term is not), the ones
+    whose held-out loss is at most ``SIMPLEST_TOL`` of ``scale`` (the held-out target's
+    variance) above their lowest (a held-out R^2 within 0.01 of the best, which a factor of the
+    loss does not bound when the best fit is poor); of those the elementary ones
     (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of the lowest, or
     within the factor a richer kind of term must beat (``kind_margin`` of the ``n_rows``
     held-out rows) if that is larger: a Bessel or Gamma term earns its place only by the rule
@@ -545,6 +559,7 @@ def _by_score(table, scale, n_rows, readable=None) -> int:
     pool = standalone if standalone.any() else np.ones(len(losses), dtype=bool)
     if readable is not None and (pool & readable).any():
         pool = pool & readable
+    pool &= losses <= losses[pool].min() + SIMPLEST_TOL * scale
     lowest = losses[pool].min()
     room = max(SCORE_LOSS_FACTOR, 1.0 / kind_margin(n_rows))
     elementary = pool & _elementary(table) & (losses <= room * lowest)
@@ -754,7 +769,8 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
             resid = t - intercept - (G @ np.array([tm.weight for tm in terms]) if terms else 0.0)
             held = Rows(check.Xs, check.t - intercept - (design(terms, check.Xs) @ np.array([tm.weight for tm in terms])
                                                          if terms else 0.0))
-            shape = log_structure(kinds[1].projection.features(Xs), t) if step == 0 and len(kinds) > 1 else None
+            shape = (log_structure(kinds[1].projection.features(Xs), t, both_signs=True)
+                     if step == 0 and len(kinds) > 1 else None)
             best = self._best_term(ridges, kinds, PursuitStep(step, seed, scale, shape), Rows(Xs, resid), held)
             step += 1
             if best is None or not (best.loss / scale) / max(loss, 1e-300) < self.ratio_tol:
@@ -857,11 +873,12 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         """``n_restarts`` starting points (theta, v, prefactor) of ``ridge`` on the features
         ``F`` of ``kind``: the least-squares direction of the residual (made positive, then as
         it is), all ones, then random directions; a column of F that is all 0 (one a monomial
-        term does not read) gets 0, where its gradient keeps it.  For the monomial kinds, at the
-        first step of a target of one sign (``shape``, ``log_structure``), the directions its
-        logarithm shows come first: a monomial's along the trend of its logarithm; a prefactor's along that trend
-        less its part along the bend, with u's direction along the bend and against it (a
-        Meijer G's shape at its start is monotone one way)."""
+        term does not read) gets 0, where its gradient keeps it.  At the first step (``shape``,
+        ``log_structure``), the directions the target's logarithm shows come first: a
+        prefactor's along its trend less its part along the bend, with u's direction along the
+        bend and against it (a Meijer G's shape at its start is monotone one way); for a target
+        of one sign, a monomial's along the trend (the trend of a magnitude whose sign changes
+        is no monomial's)."""
         d = F.shape[1]
         read = np.any(F != 0, axis=0).astype(float)
         v_ls, *_ = np.linalg.lstsq(F - F.mean(0), resid - resid.mean(), rcond=None)
@@ -872,7 +889,7 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         if shape is not None and kind.prefactor is not None:
             rest = kind.prefactor.from_scaled(shape.trend - (shape.trend @ shape.bend) * shape.bend)
             dirs = [(shape.bend, rest), (-shape.bend, rest), (shape.trend, own)] + dirs
-        elif shape is not None and kind.projection is not LINEAR:
+        elif shape is not None and shape.one_signed and kind.projection is not LINEAR:
             dirs = [(shape.trend, own)] + dirs
         starts = []
         for i in range(self.n_restarts):
@@ -910,8 +927,9 @@ class _SymbolicPursuit(ExplainedEstimator, BaseEstimator):
         at random for the step) and then evaluated on all of them: a ridge function's
         evaluations cost in proportion to the rows, and a few hundred rows of a law tell its
         basin as well as all of them.  The prefactor kind is fitted only at the first step of a
-        target of one sign (``PursuitStep.shape``: its starts come from the logarithm; the
-        others would repeat the monomial kind's).  The (kind, family, start) jobs run through
+        target that does not reach 0 (``PursuitStep.shape``: its starts come from the
+        logarithm, of the magnitude when the target changes sign; the others would repeat the
+        monomial kind's).  The (kind, family, start) jobs run through
         joblib."""
         rng = np.random.default_rng([int(step.seed) % (2**32), step.index, SCREEN_STREAM])
         sub = np.sort(rng.permutation(len(fit.t))[:SCREEN_ROWS])
@@ -1257,7 +1275,8 @@ class SymbolicPursuitRegressor(RegressorMixin, _SymbolicPursuit):
         Which row of ``equations_`` ``predict`` uses: "score" (PySR's rule, ``_by_score``:
         among the rows ``to_python`` exports, those printed with elementary functions only whose
         held-out loss is within 1.5 times the lowest (or the wider margin a richer kind of term
-        must win by), else all those within 1.5 times, the highest ``score``), "best" (lowest held-out
+        must win by), else all those within 1.5 times, and either way with a held-out R^2 within
+        0.01 of the best, the highest ``score``), "best" (lowest held-out
         loss), "simplest" (the least complex row whose held-out loss is within ``SIMPLEST_TOL`` =
         0.01 of the held-out target's variance of the best, i.e. a held-out R^2 within 0.01 of
         the best) or a number of terms (the best row of that size, at most ``max_terms``; when the

@@ -38,7 +38,8 @@ SYMBOLIC_METHOD = Method(
                min=0.0, max=1.0),
         Option("model_selection", str, "score",
                "which row of the models by size predict uses: score (the highest drop of log held-out loss "
-               "per unit of complexity among rows within 1.5x the lowest loss, elementary rows first), best "
+               "per unit of complexity among rows within 1.5x the lowest loss and 0.01 of the best R^2, elementary "
+               "rows first), best "
                "(lowest held-out loss), simplest (fewest terms within 0.01 of the best held-out R^2) or a "
                "number of terms (at most --max-terms)"),
         Option("families", str, None,

@@ -233,3 +233,34 @@ def test_the_log_structure_finds_a_prefactor_and_the_bend_of_g():
     along = np.array([0.0, kind.log_range[1], -kind.log_range[2]])
     assert abs(shape.bend @ along) / np.linalg.norm(along) > 0.99
     assert log_structure(F, X[:, 0] - 3) is None  # a residual of both signs has no logarithm
+
+
+def test_a_target_of_both_signs_has_the_log_structure_of_its_magnitude():
+    """x1 * x2**2 * cos(x3): with ``both_signs`` the trend's x1 and x2 parts are the prefactor's
+    exponents (the cosine does not depend on them) and the bend lies along log x3, where
+    log|cos| bends; it is marked as a magnitude's, never exact."""
+    rng = np.random.default_rng(9)
+    X = rng.uniform(1, 5, size=(600, 3))
+    kind = monomial_projection(X, X.min(0), np.ptp(X, axis=0))
+    F = kind.features((X - X.min(0)) / np.ptp(X, axis=0))
+    y = X[:, 0] * X[:, 1] ** 2 * np.cos(X[:, 2])
+    assert log_structure(F, y) is None
+    shape = log_structure(F, y, both_signs=True)
+    assert not shape.one_signed and not shape.exact
+    np.testing.assert_allclose(shape.trend[:2] / kind.log_range[:2], [1.0, 2.0], atol=0.1)
+    assert abs(shape.bend[2]) > 0.99
+    assert log_structure(F, np.where(np.arange(600) == 5, 0.0, y), both_signs=True) is None  # log 0
+
+
+def test_a_prefactor_times_a_cosine_of_both_signs_is_one_term_with_the_default_settings():
+    """-m * B * cos(theta), theta in [1, 5]: the target changes sign, so its logarithm is that of
+    its magnitude; the prefactor kind starts from it and writes the law as the one term it is
+    (the greedy step without it wrote three additive terms at a held-out R^2 of 0.91)."""
+    rng = np.random.default_rng(10)
+    X = pd.DataFrame({"m": rng.uniform(1, 5, 400), "B": rng.uniform(1, 5, 400), "theta": rng.uniform(1, 5, 400)})
+    y = -X.m * X.B * np.cos(X.theta)
+    est = SymbolicPursuitRegressor(random_state=0).fit(X, y)
+    Xt = pd.DataFrame({"m": rng.uniform(1, 5, 300), "B": rng.uniform(1, 5, 300), "theta": rng.uniform(1, 5, 300)})
+    assert est.score(Xt, -Xt.m * Xt.B * np.cos(Xt.theta)) > 0.9999
+    assert est.n_terms_ == 1 and est.terms_[0].prefactor is not None
+    np.testing.assert_allclose(est.terms_[0].prefactor.exponents[:2], [1.0, 1.0], atol=0.02)
