@@ -81,6 +81,11 @@ SELECTIONS = ("score", "best", "simplest")  # the named values of model_selectio
 # SIMPLEST_TOL of the held-out target's variance (a factor alone lets a poor fit lose much: 1 term at a
 # held-out R^2 of 0.730 was chosen over 3 at 0.811)
 SCORE_LOSS_FACTOR = 1.5
+# ... and of those, the rows with a standalone Python form first when one is within that factor of the
+# lowest loss or within this fraction of the held-out target's variance (a held-out R^2 within 0.001 of
+# the best, the threshold of an accurate fit): an exact law's Meijer term (R^2 0.999996) is not given up
+# for a closed form at 0.996
+EXPORT_TOL = 1e-3
 # ... the losses floored at this fraction of the target's variance first: below it a fit is exact to
 # double precision, and two exact rows differ only in rounding
 EXACT_LOSS = 1e-14
@@ -542,26 +547,27 @@ def cancelling(terms, Xs) -> bool:
 
 
 def _by_score(table, scale, n_rows, readable=None) -> int:
-    """model_selection="score": of the rows with a standalone Python form when there are any
-    (``_standalone``: so that ``to_python`` exports the default), and of those the ``readable``
-    ones when there are any (None: all; a row with a ``cancelling`` term is not), the ones
-    whose held-out loss is at most ``SIMPLEST_TOL`` of ``scale`` (the held-out target's
-    variance) above their lowest (a held-out R^2 within 0.01 of the best, which a factor of the
-    loss does not bound when the best fit is poor); of those the elementary ones
-    (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of the lowest, or
-    within the factor a richer kind of term must beat (``kind_margin`` of the ``n_rows``
-    held-out rows) if that is larger: a Bessel or Gamma term earns its place only by the rule
-    a richer term does; when there are none, all the rows within ``SCORE_LOSS_FACTOR``.  Of
-    those, the highest score (``scores``; ties: the less complex).  Losses are floored at
-    ``EXACT_LOSS`` of ``scale``."""
+    """model_selection="score": of the ``readable`` rows when there are any (None: all; a row
+    with a ``cancelling`` term is not), those whose held-out loss is at most ``SIMPLEST_TOL``
+    of ``scale`` (the held-out target's variance) above their lowest (a held-out R^2 within 0.01
+    of the best, which a factor of the loss does not bound when the best fit is poor), and of
+    those the ones with a standalone Python form when there are any within the factor below of
+    the lowest loss or within ``EXPORT_TOL`` of ``scale`` above it (``_standalone``: so that
+    ``to_python`` exports the default unless that costs an accurate fit); of those the
+    elementary ones (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of
+    their lowest, or within the factor a richer kind of term must beat (``kind_margin`` of the
+    ``n_rows`` held-out rows) if that is larger: a Bessel or Gamma term earns its place only by
+    the rule a richer term does; when there are none, all the rows within
+    ``SCORE_LOSS_FACTOR``.  Of those, the highest score (``scores``; ties: the less complex).
+    Losses are floored at ``EXACT_LOSS`` of ``scale``."""
     losses = np.maximum(_selection_losses(table), EXACT_LOSS * scale)
-    standalone = _standalone(table)
-    pool = standalone if standalone.any() else np.ones(len(losses), dtype=bool)
-    if readable is not None and (pool & readable).any():
-        pool = pool & readable
-    pool &= losses <= losses[pool].min() + SIMPLEST_TOL * scale
-    lowest = losses[pool].min()
+    rows = readable if readable is not None and readable.any() else np.ones(len(losses), dtype=bool)
+    best = losses[rows].min()
+    near = rows & (losses <= best + SIMPLEST_TOL * scale)
     room = max(SCORE_LOSS_FACTOR, 1.0 / kind_margin(n_rows))
+    standalone = near & _standalone(table) & (losses <= max(room * best, best + EXPORT_TOL * scale))
+    pool = standalone if standalone.any() else near
+    lowest = losses[pool].min()
     elementary = pool & _elementary(table) & (losses <= room * lowest)
     rows = np.flatnonzero(elementary if elementary.any() else pool & (losses <= SCORE_LOSS_FACTOR * lowest))
     score, sizes = table["score"].to_numpy(dtype=float), _complexities(table)
