@@ -553,7 +553,8 @@ def _by_score(table, scale, n_rows, readable=None) -> int:
     of the best, which a factor of the loss does not bound when the best fit is poor), and of
     those the ones with a standalone Python form when there are any within the factor below of
     the lowest loss or within ``EXPORT_TOL`` of ``scale`` above it (``_standalone``: so that
-    ``to_python`` exports the default unless that costs an accurate fit); of those the
+    ``to_python`` exports the default unless that costs an accurate fit; when no row is an
+    accurate fit, only the exporting rows are considered from the start); of those the
     elementary ones (``_elementary``) whose held-out loss is within ``SCORE_LOSS_FACTOR`` of
     their lowest, or within the factor a richer kind of term must beat (``kind_margin`` of the
     ``n_rows`` held-out rows) if that is larger: a Bessel or Gamma term earns its place only by
@@ -562,6 +563,9 @@ def _by_score(table, scale, n_rows, readable=None) -> int:
     Losses are floored at ``EXACT_LOSS`` of ``scale``."""
     losses = np.maximum(_selection_losses(table), EXACT_LOSS * scale)
     rows = readable if readable is not None and readable.any() else np.ones(len(losses), dtype=bool)
+    exportable = rows & _standalone(table)
+    if losses[rows].min() > EXPORT_TOL * scale and exportable.any():  # no accurate fit to keep: always export
+        rows = exportable
     best = losses[rows].min()
     near = rows & (losses <= best + SIMPLEST_TOL * scale)
     room = max(SCORE_LOSS_FACTOR, 1.0 / kind_margin(n_rows))
