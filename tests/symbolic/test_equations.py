@@ -190,10 +190,13 @@ def test_a_size_beyond_the_fitted_ones_warns_and_uses_the_largest():
 
 
 def test_without_held_out_rows_sizes_are_compared_on_training_loss():
+    """With no held-out rows, "best" is the row of the lowest training loss.  (The "score" rule
+    also skips a row with a term that cancels with the intercept: under OpenBLAS's Haswell
+    kernel the two-term row here holds one, -4015*meijerg(...), and the one-term row is chosen.)"""
     X = _frame(120, 5)
     y = _product_target(X)
     est = SymbolicPursuitRegressor(max_terms=2, loss_tol=1e-9, validation_fraction=0.0, simplify=False,
-                                   **FAST).fit(X, y)
+                                   model_selection="best", **FAST).fit(X, y)
     table = est.equations_
     assert table["test_loss"].isna().all() and table["r2"].isna().all()
     assert est.selected_ == int(np.argmin(table["train_loss"]))
