@@ -170,32 +170,16 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None, targe
         raise InputError(reason)
     coef = np.ravel(estimator.coef_)
     gamma = _grid_step(estimator)
-    if feature_names is None:
-        feature_names = getattr(estimator, "feature_names_in_", None)
-    if feature_names is None:
-        feature_names = [f"x{j}" for j in range(coef.size)]
-    feature_names = [str(f) for f in feature_names]
-    if len(feature_names) != coef.size:
-        raise InputError(f"{len(feature_names)} feature names for {coef.size} coefficients")
+    feature_names = _names(estimator, feature_names, coef.size)
     u = coef / gamma
     points = np.round(u).astype(np.int64)
     on = on_grid(u)
     classes = getattr(estimator, "classes_", None)
     if labels is None:
         labels = (class_name(classes[0]), class_name(classes[1])) if classes is not None else ("0", "1")
-    integer_features = binary_features = False
-    risk, predictions, units = None, None, ()
     regression = classes is None and not callable(getattr(estimator, "decision_function", None))
-    if X is not None:
-        Xa = np.asarray(X, dtype=float)
-        integer_features = bool(np.all(Xa == np.round(Xa)))
-        units = tuple(f for f, x in zip(feature_names, Xa.T) if not is_binary(x))
-        binary_features = not units
-        if regression:
-            predictions = PredictionTable.spanning(float(np.ravel(estimator.intercept_)[0]), gamma,
-                                                   *_total_span(Xa, points, integer_features))
-        elif y is not None:
-            risk = _risk_table(Xa, y, points, classes, integer_features)
+    read = {} if X is None else _read_rows(np.asarray(X, dtype=float), y, feature_names, points, classes,
+                                           (float(np.ravel(estimator.intercept_)[0]), gamma) if regression else None)
     card = ScoreCard(
         features=tuple(feature_names),
         points=tuple(int(p) for p in points),
@@ -205,17 +189,40 @@ def score_card(estimator, feature_names=None, X=None, labels=None, y=None, targe
         integrity=float(on.mean()) if coef.size else 1.0,
         negative=str(labels[0]),
         positive=str(labels[1]),
-        integer_features=integer_features,
-        risk=risk,
-        binary_features=binary_features,
-        units=units,
         regression=regression,
         target=str(target),
-        predictions=predictions,
+        **read,
     )
     if X is not None:
         _check_predictions(card, estimator, X)
     return card
+
+
+def _names(estimator, feature_names, d: int) -> list[str]:
+    """The card's feature names: as given, else the estimator's ``feature_names_in_``, else x0,
+    x1, ...; an InputError unless there is one per coefficient."""
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+    if feature_names is None:
+        feature_names = [f"x{j}" for j in range(d)]
+    feature_names = [str(f) for f in feature_names]
+    if len(feature_names) != d:
+        raise InputError(f"{len(feature_names)} feature names for {d} coefficients")
+    return feature_names
+
+
+def _read_rows(X: np.ndarray, y, names, points: np.ndarray, classes, line: tuple[float, float] | None) -> dict:
+    """What a card learns from its training rows ``X``: whether every feature is integer-valued,
+    which are counted per unit (not 0/1), and its table: a regressor's predictions along
+    ``line`` = (intercept, scale), or with the labels ``y`` a classifier's risks (None without)."""
+    integer_features = bool(np.all(X == np.round(X)))
+    units = tuple(f for f, x in zip(names, X.T) if not is_binary(x))
+    read = dict(integer_features=integer_features, units=units, binary_features=not units)
+    if line is not None:
+        read["predictions"] = PredictionTable.spanning(*line, *_total_span(X, points, integer_features))
+    elif y is not None:
+        read["risk"] = _risk_table(X, y, points, classes, integer_features)
+    return read
 
 
 def _total_span(X: np.ndarray, points: np.ndarray, integer_features: bool) -> tuple[float, float]:
